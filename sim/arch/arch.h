@@ -1,0 +1,138 @@
+/* arch.h — the modelled GPU: one immutable value loaded from a YAML config.
+ *
+ * Data flows one way: YAML (+ --set overrides) -> struct arch -> occupancy,
+ * engine, reports.  Nothing writes to a struct arch after arch_load() returns.
+ * Every field below has a YAML key "section.key"; docs/config.md lists them
+ * with units, defaults and sources (generated from the schema in arch_schema.c,
+ * so the two cannot drift).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_ARCH_H
+#define SMSIM_ARCH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { ARCH_MAX_CARVEOUTS = 16, ARCH_NAME_MAX = 64, ARCH_ERR_MAX = 512 };
+
+/* Execution pipes of one SM sub-partition.  An opcode maps to exactly one. */
+enum arch_pipe {
+    PIPE_FMA,    /* FP32 FFMA/FADD/FMUL, IMAD on Hopper's FMA-heavy path   */
+    PIPE_ALU,    /* integer/logic: IADD3, LOP3, ISETP, SHF, MOV, ...       */
+    PIPE_FP64,   /* DFMA, DADD, DMUL                                       */
+    PIPE_MUFU,   /* special functions: MUFU.EX2, RSQ, SIN, ...             */
+    PIPE_TENSOR, /* HMMA, IMMA, HGMMA                                      */
+    PIPE_LSU,    /* memory instructions (LDG, STG, LDS, STS, ATOM, ...)    */
+    PIPE_CBU,    /* control: BRA, BAR, EXIT, MEMBAR, ...                   */
+    PIPE_COUNT
+};
+
+/* How a dependent instruction waits for a pipe's result. */
+enum arch_dep {
+    DEP_FIXED, /* fixed latency, compiler stall counts -> stall reason "wait" */
+    DEP_SHORT  /* variable latency via the short scoreboard -> "short_scoreboard" */
+};
+
+enum arch_policy { SCHED_GTO, SCHED_LRR };
+
+struct arch_pipe_cfg {
+    int latency;        /* cycles from issue until a dependent may issue        */
+    int issue_interval; /* cycles the pipe is busy per warp instruction (per SMSP) */
+    int dep;            /* enum arch_dep                                        */
+};
+
+struct arch {
+    /* --- identity ---------------------------------------------------- */
+    char name[ARCH_NAME_MAX];  /* gpu.name: human-readable product name        */
+    int cc_major;              /* gpu.cc_major: compute capability major         */
+    int cc_minor;              /* gpu.cc_minor: compute capability minor         */
+    int sm_count;              /* gpu.sm_count: streaming multiprocessors        */
+    double sm_clock_mhz;       /* gpu.sm_clock_mhz: SM clock used for GB/s <-> B/cycle */
+
+    /* --- SM limits --------------------------------------------------- */
+    int subpartitions;         /* sm.subpartitions: schedulers (SMSPs) per SM    */
+    int warp_size;             /* sm.warp_size: threads per warp                 */
+    int max_warps_per_sm;      /* sm.max_warps: resident warps per SM            */
+    int max_threads_per_sm;    /* sm.max_threads: resident threads per SM        */
+    int max_blocks_per_sm;     /* sm.max_blocks: resident blocks per SM          */
+    int max_threads_per_block; /* sm.max_threads_per_block: launch limit         */
+
+    /* --- registers --------------------------------------------------- */
+    int regs_per_sm;           /* registers.per_sm: 32-bit registers per SM      */
+    int regs_per_block;        /* registers.per_block: max per block             */
+    int max_regs_per_thread;   /* registers.max_per_thread                       */
+    int reg_alloc_unit;        /* registers.alloc_unit: per-warp allocation unit */
+
+    /* --- shared memory ----------------------------------------------- */
+    int smem_per_sm;           /* shared_memory.per_sm: max carveout, bytes      */
+    int smem_per_block;        /* shared_memory.per_block: default per-block max */
+    int smem_per_block_optin;  /* shared_memory.per_block_optin: opt-in max      */
+    int smem_reserved_per_block; /* shared_memory.reserved_per_block: driver reserve */
+    int smem_alloc_granularity;  /* shared_memory.alloc_granularity: bytes       */
+    int carveouts_kb[ARCH_MAX_CARVEOUTS]; /* shared_memory.carveouts_kb: legal sizes, ascending */
+    int n_carveouts;           /* number of valid entries in carveouts_kb        */
+    int l1_smem_kb;            /* shared_memory.l1_smem_total_kb: unified L1+smem per SM */
+
+    /* --- barriers ---------------------------------------------------- */
+    int barriers_per_block;    /* barriers.per_block: named barriers per block   */
+    int barrier_multiplier;    /* barriers.sm_multiplier: barrier slots per resident
+                                  block (CC>=9; 0 disables the barrier limit)    */
+
+    /* --- scheduler (engine) ------------------------------------------ */
+    int policy;                /* scheduler.policy: enum arch_policy (gto|lrr)  */
+    int issue_width;           /* scheduler.issue_width: instructions per cycle per SMSP */
+    int fetch_latency;         /* scheduler.fetch_latency: cycles from warp launch to first instruction */
+    int ibuffer_depth;         /* scheduler.ibuffer_depth: decoded instructions buffered per warp */
+    int branch_latency;        /* scheduler.branch_latency: cycles a taken branch stalls its warp */
+    int block_launch_latency;  /* scheduler.block_launch_latency: cycles to place a block on an SM */
+
+    /* --- pipes (engine) ---------------------------------------------- */
+    struct arch_pipe_cfg pipe[PIPE_COUNT]; /* pipes.<name>.{latency,issue_interval,dep} */
+
+    /* --- memory (engine) --------------------------------------------- */
+    int smem_latency;          /* memory.smem_latency: LDS load-to-use, cycles   */
+    int smem_banks;            /* memory.smem_banks: banks of 4 bytes            */
+    int l1_latency;            /* memory.l1_latency: L1 hit load-to-use, cycles  */
+    int l2_latency;            /* memory.l2_latency: L2 hit load-to-use, cycles  */
+    int dram_latency;          /* memory.dram_latency: unloaded DRAM load-to-use */
+    int l2_size_kb;            /* memory.l2_size_kb: L2 capacity                 */
+    int sector_bytes;          /* memory.sector_bytes: coalescing unit           */
+    double l1_bytes_per_clk;   /* memory.l1_bytes_per_clk: per-SM L1 bandwidth   */
+    double l2_bytes_per_clk;   /* memory.l2_bytes_per_clk: GPU-wide L2 bandwidth */
+    double dram_gbps;          /* memory.dram_gbps: DRAM bandwidth, GB/s (1e9)   */
+    int lsu_queue_depth;       /* memory.lg_queue_depth: global/local instrs in flight per SMSP before lg_throttle */
+    int mio_queue_depth;       /* memory.mio_queue_depth: shared/MUFU instrs queued per SMSP before mio_throttle */
+};
+
+/* One "section.key=value" override, applied after the file with the same
+ * validation as the file (errors name "--set" as the file). */
+struct arch_override {
+    const char *text;          /* "section.key=value" as typed                   */
+};
+
+/* Load `path`, apply `n` overrides, validate.  Returns 0 on success.  On
+ * failure returns -1 and writes exactly one line "file:line:col: message"
+ * (no newline) into err[ARCH_ERR_MAX]; *out is then unspecified. */
+int arch_load(const char *path, const struct arch_override *ov, int n,
+              struct arch *out, char err[ARCH_ERR_MAX]);
+
+/* Same, from a YAML string (tests); `name` stands in for the file name. */
+int arch_load_string(const char *yaml, const char *name,
+                     const struct arch_override *ov, int n,
+                     struct arch *out, char err[ARCH_ERR_MAX]);
+
+/* Print the effective configuration as YAML that arch_load() accepts. */
+void arch_print_yaml(const struct arch *a, FILE *f);
+
+/* Print docs/config.md (every key: unit, required, default, meaning). */
+void arch_print_schema_markdown(FILE *f);
+
+/* Name of a pipe ("fma", "alu", ...) and of a policy ("gto", "lrr"). */
+const char *arch_pipe_name(int pipe);
+const char *arch_policy_name(int policy);
+
+/* DRAM bandwidth in bytes per SM clock cycle (whole GPU). */
+double arch_dram_bytes_per_clk(const struct arch *a);
+
+#endif

@@ -1,0 +1,45 @@
+/* engine.h — discrete-event simulation of one kernel launch on a struct arch.
+ *
+ * engine_run() is a pure function of (arch, kernel, options): no globals,
+ * the same inputs and seed give byte-identical statistics.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_ENGINE_H
+#define SMSIM_ENGINE_H
+
+#include <stdint.h>
+#include "arch/arch.h"
+#include "trace/trace.h"
+#include "stats/stats.h"
+
+/* Optional observer for pictures (--grid, --timeline).  Called only when set,
+ * so the plain run pays nothing.  Intervals are half-open [from, to). */
+struct engine_observer {
+    void *ud; /* user data passed back */
+    /* A warp (identified by sm, smsp, slot within the SMSP) held `state`
+     * (enum warp_state) over [from, to).  Intervals of one warp arrive in order. */
+    void (*warp_state)(void *ud, int sm, int smsp, int slot, uint32_t block,
+                       uint32_t warp, uint64_t from, uint64_t to, int state);
+    /* A block lived on `sm` over [from, to). */
+    void (*block_life)(void *ud, int sm, uint32_t block, uint64_t from, uint64_t to);
+    /* Stop calling warp_state after this cycle (0 = never stop). */
+    uint64_t until;
+};
+
+struct engine_opts {
+    uint64_t seed;                 /* seeds the deterministic RNG (cache-hit draws) */
+    int blocks_per_sm_cap;         /* >0: cap resident blocks per SM (sweeps), else occupancy */
+    int carveout_pct;              /* carveout preference for occupancy, -1 = none  */
+    const struct engine_observer *obs; /* NULL for none                           */
+    uint64_t max_cycles;           /* safety stop (0 = unlimited)                   */
+};
+
+/* Simulate kernel k.  Initializes *out (caller frees with stats_kernel_free).
+ * Returns 0, or -1 with a one-line message in err (e.g. the launch cannot run:
+ * zero resident blocks, with the occupancy reason). */
+int engine_run(const struct arch *a, struct trace_kernel *k,
+               const struct engine_opts *o, struct stats_kernel *out,
+               char err[512]);
+
+#endif

@@ -1,0 +1,144 @@
+/* trace.h — one instruction-stream interface for every trace reader.
+ *
+ * A trace file holds one or more kernels.  Each kernel gives its launch
+ * (grid, block, registers, shared memory, barriers) and, per warp, a stream of
+ * decoded instructions.  Readers (native text format, Accel-Sim .traceg, ...)
+ * implement struct trace_ops; the engine sees only this header.
+ *
+ * Per-instruction cost matters (the engine calls warp_next once per issued
+ * warp-instruction): a cursor is a fixed-size value, next() never allocates.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_TRACE_H
+#define SMSIM_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { TRACE_ERR_MAX = 512, TR_MAX_DST = 4, TR_MAX_SRC = 6, TR_MAX_DEPTH = 8 };
+
+/* Register ids: one flat space so a scoreboard can index them.
+ * R0..R254 -> 0..254, RZ (255) never creates a dependency.
+ * P0..P6 -> TR_REG_P+0..6, PT never creates a dependency.
+ * UR0..UR62 -> TR_REG_UR+0..62, URZ never creates a dependency.
+ * UP0..UP6 -> TR_REG_UP+0..6. */
+enum {
+    TR_REG_R = 0, TR_REG_P = 256, TR_REG_UR = 264, TR_REG_UP = 328,
+    TR_NREGS = 336,
+    TR_REG_NONE = 0xFFFF
+};
+
+enum tr_kind {
+    TR_K_ALU,     /* computes registers in a pipe (FFMA, IMAD, MUFU, HMMA, ...) */
+    TR_K_LOAD,    /* reads memory into registers                               */
+    TR_K_STORE,   /* writes memory                                            */
+    TR_K_ATOMIC,  /* read-modify-write memory (returns a value if ndst > 0)    */
+    TR_K_BARRIER, /* BAR.SYNC / __syncthreads                                  */
+    TR_K_MEMBAR,  /* MEMBAR: waits for this warp's outstanding memory ops      */
+    TR_K_BRANCH,  /* BRA/JMP etc.: costs branch_resolving                      */
+    TR_K_EXIT,    /* EXIT: the warp is done after outstanding stores drain     */
+    TR_K_NOP      /* NOP and the like: issues, no result                       */
+};
+
+enum tr_space {
+    TR_SP_NONE, TR_SP_GLOBAL, TR_SP_LOCAL, TR_SP_SHARED, TR_SP_CONST, TR_SP_TEX
+};
+
+/* Access pattern for native traces (Accel-Sim traces give addresses). */
+enum tr_pattern {
+    TR_PAT_COALESCED, /* lane i touches base + i*width: ceil(32*width/sector) sectors */
+    TR_PAT_STRIDED,   /* lane i touches base + i*stride                            */
+    TR_PAT_RANDOM,    /* each lane an independent sector in `footprint` bytes       */
+    TR_PAT_BROADCAST, /* all lanes one address (one sector)                        */
+    TR_PAT_ADDRESSES  /* per-lane addresses come in struct tr_dyn                  */
+};
+
+/* One static instruction, decoded once.  24 opcode chars keep reports readable. */
+struct tr_inst {
+    uint8_t kind;          /* enum tr_kind                                          */
+    uint8_t pipe;          /* enum arch_pipe: execution unit                        */
+    uint8_t space;         /* enum tr_space (TR_SP_NONE for non-memory)             */
+    uint8_t pattern;       /* enum tr_pattern (memory only)                         */
+    uint8_t ndst;          /* valid entries in dst                                  */
+    uint8_t nsrc;          /* valid entries in src                                  */
+    uint8_t conflict;      /* shared-memory bank-conflict ways, 1 = none            */
+    uint8_t pad;           /* (keeps the layout explicit)                           */
+    uint16_t dst[TR_MAX_DST]; /* destination register ids (flat space above)        */
+    uint16_t src[TR_MAX_SRC]; /* source register ids                                */
+    uint16_t width;        /* bytes per lane (memory only)                          */
+    int16_t latency;       /* explicit result latency override, -1 = pipe default    */
+    uint32_t stride;       /* bytes between lanes (TR_PAT_STRIDED)                  */
+    uint32_t active;       /* active-lane mask for native traces (0xffffffff usual) */
+    uint64_t footprint;    /* bytes the access stream covers (cache-hit model)      */
+    uint32_t line;         /* source line in the trace, for messages                */
+    char opcode[24];       /* opcode with modifiers, NUL-terminated                 */
+};
+
+/* Per-dynamic-instance data a reader may supply (addresses, real mask). */
+struct tr_dyn {
+    uint32_t active_mask;  /* lanes that executed (0 = predicated off entirely)     */
+    uint32_t naddr;        /* entries in addr (0 when the pattern says it all)       */
+    const uint64_t *addr;  /* per-active-lane byte addresses, owned by the reader    */
+};
+
+struct tr_launch {
+    char name[128];        /* kernel name                                           */
+    uint32_t grid[3];      /* grid dimensions                                       */
+    uint32_t block[3];     /* block dimensions                                      */
+    int regs;              /* registers per thread                                  */
+    int smem_static;       /* static shared memory, bytes                           */
+    int smem_dynamic;      /* dynamic shared memory, bytes                          */
+    int barriers;          /* named barriers the kernel uses (1 if it syncs)        */
+};
+
+/* A warp's position in its stream.  Fixed size; copying it is cheap. */
+struct tr_cursor {
+    uint32_t pc;                  /* reader-defined position                     */
+    uint32_t block;               /* linear block index                          */
+    uint32_t warp;                /* warp index within the block                 */
+    uint32_t depth;               /* loop nesting depth in use                   */
+    uint32_t left[TR_MAX_DEPTH];  /* remaining trips per open loop               */
+    uint64_t seq;                 /* instructions returned so far                */
+    void *state;                  /* reader-owned per-warp state, or NULL         */
+};
+
+struct trace_kernel;
+
+struct trace_ops {
+    /* Position c at the first instruction of (block, warp). 0 or -1. */
+    int (*warp_begin)(struct trace_kernel *k, uint32_t block, uint32_t warp,
+                      struct tr_cursor *c);
+    /* Next instruction of the warp, or NULL when its stream ended (EXIT was
+     * returned last).  *dyn, if dyn != NULL, is filled for this instance. */
+    const struct tr_inst *(*warp_next)(struct trace_kernel *k, struct tr_cursor *c,
+                                       struct tr_dyn *dyn);
+    /* Release per-warp state (may be NULL). */
+    void (*warp_end)(struct trace_kernel *k, struct tr_cursor *c);
+    /* Free the kernel. */
+    void (*destroy)(struct trace_kernel *k);
+};
+
+struct trace_kernel {
+    const struct trace_ops *ops; /* reader implementation                        */
+    struct tr_launch launch;     /* launch parameters                            */
+    uint64_t warp_insts_hint;    /* total warp-instructions if known cheaply, else 0 */
+    void *impl;                  /* reader-owned data                            */
+};
+
+struct trace_file {
+    int nkernels;                /* kernels in launch order                      */
+    struct trace_kernel **kernels; /* owned                                      */
+};
+
+/* Open any supported trace (format detected from content/name).  On error
+ * returns NULL and writes one line "file:line:col: message" into err. */
+struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX]);
+void trace_close(struct trace_file *t);
+
+/* Warps per block of a launch: ceil(threads / 32). */
+uint32_t tr_warps_per_block(const struct tr_launch *l);
+/* Blocks in the grid. */
+uint64_t tr_grid_blocks(const struct tr_launch *l);
+
+#endif
