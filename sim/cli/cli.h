@@ -17,5 +17,11 @@ struct arch;
 struct arch_override;
 /* Parse "--set k=v" into a growing array; returns 0 or -1 (one-line error printed). */
 int cli_add_override(struct arch_override **ov, int *n, const char *text);
+/* Strict decimal integer for option `opt` in [lo, hi] (no sign when lo >= 0,
+ * no trailing characters, no overflow); 0, or -1 with
+ * "smsim: OPT 'S': expected an integer in LO..HI" printed. */
+int cli_parse_int(const char *opt, const char *s, long lo, long hi, int *v);
+/* arch_load() that prints its one-line error on stderr; 0 or -1. */
+int cli_load_arch(const char *path, const struct arch_override *ov, int n, struct arch *a);
 
 #endif

@@ -33,6 +33,8 @@ struct engine_opts {
     int carveout_pct;              /* carveout preference for occupancy, -1 = none  */
     const struct engine_observer *obs; /* NULL for none                           */
     uint64_t max_cycles;           /* safety stop (0 = unlimited)                   */
+    int no_skip;                   /* 1: step every cycle and re-evaluate every warp
+                                      (tests: counters must equal the skipping run) */
 };
 
 /* Simulate kernel k.  Initializes *out (caller frees with stats_kernel_free).

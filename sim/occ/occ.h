@@ -18,6 +18,8 @@ enum occ_limit {
     OCC_LIM_BARRIERS = 0x10
 };
 
+enum { OCC_DETAIL_MAX = 200 };
+
 struct occ_launch {
     int threads;          /* threads per block (any positive value, partial warps ok) */
     int regs;             /* registers per thread                                   */
@@ -27,6 +29,10 @@ struct occ_launch {
                              -1 = the launch's own smem_dynamic                     */
     int carveout_pct;     /* preferred carveout percent 0..100, -1 = none           */
     int barriers;         /* named barriers used by the kernel (0 = none)           */
+    int smem_no_optin;    /* 1 = kernel never opted in: per-block ceiling is
+                             shared_memory.per_block and max_dynamic is ignored
+                             (cudaOcc FUNC_SHMEM_LIMIT_DEFAULT); 0 = the runtime's
+                             opt-in rules with max_dynamic (the usual case)        */
 };
 
 struct occ_result {
@@ -43,11 +49,24 @@ struct occ_result {
     int smem_per_block_alloc;/* bytes one block takes incl. reserve, rounded         */
     int smem_config_bytes;   /* carveout chosen (launch__shared_mem_config_size)     */
     const char *error;       /* NULL, or why the launch is invalid (blocks == 0)     */
+    /* --- additions (occ engineer) --- */
+    unsigned binding;        /* OR of enum occ_limit whose limit equals blocks_per_sm
+                                (limiters, as the header, keeps flags set before a
+                                lower barrier limit)                               */
+    int max_warps_per_sm;    /* sm.max_threads / sm.warp_size: occupancy's denominator */
+    int regs_per_block_alloc;/* registers one block is allocated (per-warp rounded)  */
+    int smem_sm_bytes;       /* shared memory per SM the limit was computed with (the
+                                header's choice: preference, else max carveout)     */
+    char detail[OCC_DETAIL_MAX]; /* "" or the error with its numbers, one line      */
 };
 
 /* Compute residency.  Always fills *r; returns 0, or -1 for an invalid
  * launch (r->blocks_per_sm == 0 and r->error says why). */
 int occ_compute(const struct arch *a, const struct occ_launch *l, struct occ_result *r);
+
+/* Smallest legal carveout (shared_memory.carveouts_kb) of at least `bytes`,
+ * in bytes; -1 if `bytes` exceeds the largest. */
+long occ_carveout_round_up(const struct arch *a, long bytes);
 
 /* Human name of the limiter set, e.g. "shared memory" or "warps, registers". */
 void occ_limiter_string(unsigned limiters, char *buf, size_t n);

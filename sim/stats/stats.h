@@ -74,7 +74,12 @@ void stats_kernel_free(struct stats_kernel *s);
 const char *stats_state_name(int ws);   /* "selected", "long_scoreboard", ... */
 char stats_state_letter(int ws);        /* one letter per state for --grid    */
 
-/* Derive ncu metrics.  Writes up to `max` metrics into out; returns count. */
+/* Upper bound on the metrics stats_metrics() derives (size arrays with it). */
+enum { STATS_METRICS_MAX = 96 };
+
+/* Derive ncu metrics.  Writes up to `max` metrics into out; returns count.
+ * The order is fixed (it is the order of the JSON/CSV reports); every name
+ * and unit is a string literal.  docs/metrics.md lists the formulas. */
 int stats_metrics(const struct stats_kernel *s, const struct arch *a,
                   struct stats_metric *out, int max);
 

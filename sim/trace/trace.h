@@ -45,6 +45,16 @@ enum tr_space {
     TR_SP_NONE, TR_SP_GLOBAL, TR_SP_LOCAL, TR_SP_SHARED, TR_SP_CONST, TR_SP_TEX
 };
 
+/* How a dependent instruction waits for this one's destinations.  TR_DEP_PIPE
+ * (the zero value) defers to the pipe's configured arch_dep; the others are
+ * fixed by the opcode (see sim/trace/trace_isa.c for the per-opcode choice). */
+enum tr_dep {
+    TR_DEP_PIPE,  /* use arch.pipe[pipe].dep                                   */
+    TR_DEP_FIXED, /* fixed latency, compiler stall counts ("wait")             */
+    TR_DEP_SHORT, /* short scoreboard: MIO (shared, const, SHFL, S2R, ...)     */
+    TR_DEP_LONG   /* long scoreboard: L1TEX (global, local, texture, surface)  */
+};
+
 /* Access pattern for native traces (Accel-Sim traces give addresses). */
 enum tr_pattern {
     TR_PAT_COALESCED, /* lane i touches base + i*width: ceil(32*width/sector) sectors */
@@ -73,6 +83,7 @@ struct tr_inst {
     uint64_t footprint;    /* bytes the access stream covers (cache-hit model)      */
     uint32_t line;         /* source line in the trace, for messages                */
     char opcode[24];       /* opcode with modifiers, NUL-terminated                 */
+    uint8_t dep;           /* enum tr_dep: how a consumer waits for the result      */
 };
 
 /* Per-dynamic-instance data a reader may supply (addresses, real mask). */
@@ -117,6 +128,10 @@ struct trace_ops {
     void (*warp_end)(struct trace_kernel *k, struct tr_cursor *c);
     /* Free the kernel. */
     void (*destroy)(struct trace_kernel *k);
+    /* Exact number of instructions warp_next returns for (block, warp), without
+     * walking the stream; NULL when the reader cannot tell cheaply (then
+     * tr_warp_insts() walks the stream). */
+    uint64_t (*warp_count)(struct trace_kernel *k, uint32_t block, uint32_t warp);
 };
 
 struct trace_kernel {
@@ -140,5 +155,9 @@ void trace_close(struct trace_file *t);
 uint32_t tr_warps_per_block(const struct tr_launch *l);
 /* Blocks in the grid. */
 uint64_t tr_grid_blocks(const struct tr_launch *l);
+/* Exact dynamic instructions (EXIT included) of warp `warp` of block `block`:
+ * ops->warp_count when the reader has it, else by walking the stream.
+ * Returns UINT64_MAX if (block, warp) is out of range. */
+uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp);
 
 #endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install smsim's build dependencies (Debian 12 package names) and build it.
+# Used by the README's first command and by .ci/run, so both do the same.
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -eu
+cd "$(dirname "$0")/.."
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+    build-essential cmake pkg-config libyaml-dev libgsl-dev libcmocka-dev \
+    liblzma-dev gnuplot-nox python3 >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$(nproc)"

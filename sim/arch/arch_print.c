@@ -1,0 +1,227 @@
+/* arch_print.c — a struct arch back to YAML, and the schema to markdown
+ * (docs/config.md).  Both walk the same key table the loader uses, so the
+ * printed YAML always loads back and the docs always match the code.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/arch_schema.h"
+
+/* Shortest fixed-point text that reads back as exactly d (round-trip safe);
+ * fixed rather than %g so that 1980 prints as "1980", not "1.98e+03". */
+static void fmt_double(char *out, size_t n, double d)
+{
+    if (fabs(d) < 1e15) {
+        for (int prec = 0; prec <= 17; prec++) {
+            snprintf(out, n, "%.*f", prec, d);
+            if (strtod(out, NULL) == d)
+                return;
+        }
+    }
+    snprintf(out, n, "%.17g", d);
+}
+
+static void print_value(const struct arch *a, const struct arch_key *k, FILE *f)
+{
+    const char *field = (const char *)a + k->off;
+    char buf[64];
+    switch (k->type) {
+    case AK_INT:
+        fprintf(f, "%d", *(const int *)(const void *)field);
+        break;
+    case AK_DOUBLE:
+        fmt_double(buf, sizeof buf, *(const double *)(const void *)field);
+        fputs(buf, f);
+        break;
+    case AK_STRING:
+        fputc('"', f);
+        for (const char *s = field; *s; s++) {
+            if (*s == '"' || *s == '\\')
+                fputc('\\', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+        break;
+    case AK_ENUM:
+        fputs(k->names[*(const int *)(const void *)field], f);
+        break;
+    case AK_INTLIST: {
+        const int *v = (const int *)(const void *)field;
+        int n = *(const int *)(const void *)((const char *)a + k->count_off);
+        fputc('[', f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s%d", i ? ", " : "", v[i]);
+        fputc(']', f);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void arch_print_yaml(const struct arch *a, FILE *f)
+{
+    int n;
+    const struct arch_key *keys = arch_schema_keys(&n);
+    char prev[128] = ""; /* section path of the previous key */
+    fprintf(f, "# smsim effective configuration: %s\n", a->name);
+    fputs("# (every key, defaults and --set overrides applied; see docs/config.md)\n", f);
+    for (int i = 0; i < n; i++) {
+        const char *path = keys[i].path;
+        const char *leaf = strrchr(path, '.') + 1;
+        size_t seclen = (size_t)(leaf - 1 - path);
+        if (strlen(prev) != seclen || strncmp(prev, path, seclen)) {
+            /* skip the leading section components shared with the previous
+             * key, then open the rest, one indentation level each */
+            size_t s = 0;
+            int depth = 0;
+            for (;;) {
+                size_t e = s;
+                while (e < seclen && path[e] != '.')
+                    e++;
+                if (e > strlen(prev) || strncmp(prev + s, path + s, e - s) ||
+                    (prev[e] != '.' && prev[e] != '\0'))
+                    break;
+                depth++;
+                s = e + 1;
+            }
+            while (s < seclen) {
+                size_t e = s;
+                while (e < seclen && path[e] != '.')
+                    e++;
+                fprintf(f, "%*s%.*s:\n", 2 * depth, "", (int)(e - s), path + s);
+                depth++;
+                s = e + 1;
+            }
+            snprintf(prev, sizeof prev, "%.*s", (int)seclen, path);
+        }
+        int depth = 1;
+        for (size_t j = 0; j < seclen; j++)
+            depth += path[j] == '.';
+        fprintf(f, "%*s%s: ", 2 * depth, "", leaf);
+        print_value(a, &keys[i], f);
+        if (keys[i].unit[0])
+            fprintf(f, "  # %s", keys[i].unit);
+        fputc('\n', f);
+    }
+}
+
+/* ---- markdown ------------------------------------------------------------ */
+
+static void fmt_num(char *out, size_t n, double d)
+{
+    if (d == (double)(long long)d)
+        snprintf(out, n, "%lld", (long long)d);
+    else
+        snprintf(out, n, "%g", d);
+}
+
+static void md_type(const struct arch_key *k, FILE *f)
+{
+    switch (k->type) {
+    case AK_INT: fputs("integer", f); break;
+    case AK_DOUBLE: fputs("number", f); break;
+    case AK_STRING: fputs("string", f); break;
+    case AK_INTLIST: fputs("list of integers", f); break;
+    case AK_ENUM:
+        for (int i = 0; k->names[i]; i++)
+            fprintf(f, "%s`%s`", i ? " \\| " : "", k->names[i]);
+        break;
+    default: break;
+    }
+}
+
+static void md_range(const struct arch_key *k, FILE *f)
+{
+    char lo[32], hi[32];
+    fmt_num(lo, sizeof lo, k->min);
+    fmt_num(hi, sizeof hi, k->max);
+    switch (k->type) {
+    case AK_INT:
+    case AK_DOUBLE: fprintf(f, "%s to %s", lo, hi); break;
+    case AK_STRING: fprintf(f, "%s to %s bytes", lo, hi); break;
+    case AK_INTLIST:
+        fprintf(f, "1 to %d entries, each %s to %s", ARCH_MAX_CARVEOUTS, lo, hi);
+        break;
+    default: break;
+    }
+}
+
+static const char md_intro[] =
+    "# Configuration reference\n"
+    "\n"
+    "<!-- Generated by `smsim config --schema` from sim/arch/arch_schema.c and\n"
+    "     sim/arch/arch_check.c; do not edit by hand.  tests/test_arch_doc.c fails\n"
+    "     when this file and the code disagree. -->\n"
+    "\n"
+    "A GPU is described by one YAML file (`configs/*.yaml`) with the sections\n"
+    "below.  `smsim config --config FILE` prints the effective configuration\n"
+    "(every key, defaults filled in) in a form that loads back unchanged.\n"
+    "\n"
+    "**Required keys and defaults.** The hardware limits that decide occupancy\n"
+    "(`gpu`, `sm`, `registers`, `shared_memory`, `barriers`) and the GPU's L2 size\n"
+    "and DRAM bandwidth are required: a configuration never silently inherits\n"
+    "another GPU's limits.  Timing-model keys have documented defaults (the H100\n"
+    "leads of `configs/h100.yaml`).  Unknown keys, duplicate keys, wrong types and\n"
+    "out-of-range values are errors, never ignored or clamped.\n"
+    "\n"
+    "**Overrides.** Every command takes `--set section.key=value` (repeatable),\n"
+    "for example `--set scheduler.policy=lrr --set pipes.fma.latency=5`.\n"
+    "Overrides apply after the file, in command-line order (a later one wins),\n"
+    "and are validated exactly like the file; the consistency rules below judge\n"
+    "the final values, so `--set sm.max_warps=48` needs `--set sm.max_threads=1536`\n"
+    "too.  The value is a YAML scalar (`--set 'gpu.name=\"My GPU\"'`); a list is\n"
+    "written `--set shared_memory.carveouts_kb=[0,8,16]` or `...=0,8,16`.  A\n"
+    "required key may also be supplied by `--set` instead of the file.\n"
+    "\n"
+    "**Errors.** Every error is one line `file:line:col: message` naming the key,\n"
+    "e.g. `h100.yaml:7:14: sm.max_warps: expected an integer, got 'abc'`.  An\n"
+    "override's errors read `--set:N:C: message`, where N is the override's\n"
+    "position among the `--set` options (1 = first) and C the character within\n"
+    "`section.key=value`.\n"
+    "\n"
+    "**Sources.** Every number in `configs/*.yaml` carries a comment naming where\n"
+    "it comes from: the vendor datasheet or architecture whitepaper, the CUDA C++\n"
+    "Programming Guide's tables, the CUDA toolkit's `cuda_occupancy.h`, a device\n"
+    "property read on the GPU, or a *published lead* (a microbenchmark paper) that\n"
+    "the calibration measurements in `validate/data/` are to replace.  Numbers\n"
+    "with no public source are marked *model assumption*.\n";
+
+void arch_print_schema_markdown(FILE *f)
+{
+    int nk, ns, nc;
+    const struct arch_key *keys = arch_schema_keys(&nk);
+    const struct arch_section *secs = arch_schema_sections(&ns);
+    const struct arch_check *checks = arch_schema_checks(&nc);
+    fputs(md_intro, f);
+    for (int s = 0; s < ns; s++) {
+        size_t sl = strlen(secs[s].path);
+        fprintf(f, "\n## `%s`: %s\n\n", secs[s].path, secs[s].doc);
+        fputs("| key | type | unit | required / default | range | meaning |\n", f);
+        fputs("|---|---|---|---|---|---|\n", f);
+        for (int i = 0; i < nk; i++) {
+            const struct arch_key *k = &keys[i];
+            if (strncmp(k->path, secs[s].path, sl) || k->path[sl] != '.')
+                continue;
+            fprintf(f, "| `%s` | ", k->path);
+            md_type(k, f);
+            fprintf(f, " | %s | ", k->unit);
+            if (k->def)
+                fprintf(f, "default `%s`", k->def);
+            else
+                fputs("required", f);
+            fputs(" | ", f);
+            md_range(k, f);
+            fprintf(f, " | %s |\n", k->doc);
+        }
+    }
+    fputs("\n## Consistency rules\n\n"
+          "Checked after the file and all overrides are read.  A violation is reported\n"
+          "at the last `--set` that changed one of the keys involved; otherwise at the\n"
+          "first key named, where the file sets it (or at the file's start when that key\n"
+          "has its default).\n\n", f);
+    for (int i = 0; i < nc; i++)
+        fprintf(f, "- %s\n", checks[i].doc);
+}

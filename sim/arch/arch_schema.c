@@ -1,0 +1,187 @@
+/* arch_schema.c — the single description of every configuration key.
+ *
+ * The loader (arch_load.c), the --set overrides, the YAML printer and the
+ * markdown reference (arch_print.c) all walk this table; adding a key here
+ * is the only step needed to make it loadable, overridable, printable and
+ * documented.  Defaults exist only for timing-model keys; hardware limits
+ * that decide occupancy are required, so a config never silently inherits
+ * another GPU's limits.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <string.h>
+#include "arch/arch_schema.h"
+
+static const char *const policy_names[] = { "gto", "lrr", NULL };
+static const char *const dep_names[] = { "fixed", "short", NULL };
+static const char *const pipe_names[PIPE_COUNT] = {
+    "fma", "alu", "fp64", "mufu", "tensor", "lsu", "cbu"
+};
+
+#define OFF(field) offsetof(struct arch, field)
+#define POFF(p, field) (offsetof(struct arch, pipe) + (size_t)(p) * sizeof(struct arch_pipe_cfg) \
+                        + offsetof(struct arch_pipe_cfg, field))
+
+/* Plain keys: path, type, field, min, max, default, unit, meaning. */
+#define KI(path, field, lo, hi, def, unit, doc) \
+    { path, AK_INT, OFF(field), 0, lo, hi, def, unit, NULL, doc }
+#define KD(path, field, lo, hi, def, unit, doc) \
+    { path, AK_DOUBLE, OFF(field), 0, lo, hi, def, unit, NULL, doc }
+
+/* The three keys of one pipe; the defaults are the H100 leads (see configs/h100.yaml). */
+#define PIPE(name, p, what, lat, ivl, dep_def)                                              \
+    { "pipes." name ".latency", AK_INT, POFF(p, latency), 0, 1, 10000, lat, "cycles", NULL, \
+      what ": cycles from issue until a dependent instruction may issue" },               \
+    { "pipes." name ".issue_interval", AK_INT, POFF(p, issue_interval), 0, 1, 1024, ivl,   \
+      "cycles", NULL,                                                                      \
+      what ": cycles the sub-partition's pipe is busy per warp instruction" },             \
+    { "pipes." name ".dep", AK_ENUM, POFF(p, dep), 0, 0, 1, dep_def, "", dep_names,             \
+      what ": how a dependent waits (fixed: compiler stall count, ncu 'wait'; "            \
+           "short: short scoreboard)" }
+
+static const struct arch_key keys[] = {
+    /* gpu */
+    { "gpu.name", AK_STRING, OFF(name), 0, 1, ARCH_NAME_MAX - 1, NULL, "", NULL,
+      "product name, printed in reports" },
+    KI("gpu.cc_major", cc_major, 1, 20, NULL, "", "compute capability, major"),
+    KI("gpu.cc_minor", cc_minor, 0, 9, NULL, "", "compute capability, minor"),
+    KI("gpu.sm_count", sm_count, 1, 1024, NULL, "SMs", "streaming multiprocessors on the GPU"),
+    KD("gpu.sm_clock_mhz", sm_clock_mhz, 1, 10000, NULL, "MHz",
+       "SM clock; converts GB/s to bytes per cycle"),
+    /* sm */
+    KI("sm.subpartitions", subpartitions, 1, 16, NULL, "SMSPs",
+       "warp schedulers (sub-partitions) per SM"),
+    KI("sm.warp_size", warp_size, 1, 64, NULL, "threads", "threads per warp"),
+    KI("sm.max_warps", max_warps_per_sm, 1, 1024, NULL, "warps", "resident warps per SM"),
+    KI("sm.max_threads", max_threads_per_sm, 1, 65536, NULL, "threads", "resident threads per SM"),
+    KI("sm.max_blocks", max_blocks_per_sm, 1, 1024, NULL, "blocks", "resident blocks per SM"),
+    KI("sm.max_threads_per_block", max_threads_per_block, 1, 65536, NULL, "threads",
+       "largest block a launch may use"),
+    /* registers */
+    KI("registers.per_sm", regs_per_sm, 1, 16777216, NULL, "registers",
+       "32-bit registers per SM"),
+    KI("registers.per_block", regs_per_block, 1, 16777216, NULL, "registers",
+       "32-bit registers one block may use"),
+    KI("registers.max_per_thread", max_regs_per_thread, 1, 1024, NULL, "registers",
+       "most registers a thread may use; more makes the launch invalid"),
+    KI("registers.alloc_unit", reg_alloc_unit, 1, 65536, NULL, "registers",
+       "per-warp allocation granularity (regs x warp_size rounds up to this)"),
+    /* shared_memory */
+    KI("shared_memory.per_sm", smem_per_sm, 0, 16777216, NULL, "bytes",
+       "shared memory per SM at the largest carveout"),
+    KI("shared_memory.per_block", smem_per_block, 0, 16777216, NULL, "bytes",
+       "per-block limit without the opt-in attribute"),
+    KI("shared_memory.per_block_optin", smem_per_block_optin, 0, 16777216, NULL, "bytes",
+       "per-block limit with cudaFuncAttributeMaxDynamicSharedMemorySize"),
+    KI("shared_memory.reserved_per_block", smem_reserved_per_block, 0, 1048576, NULL, "bytes",
+       "shared memory the driver reserves for every resident block"),
+    KI("shared_memory.alloc_granularity", smem_alloc_granularity, 1, 65536, NULL, "bytes",
+       "a block's shared memory rounds up to a multiple of this"),
+    { "shared_memory.carveouts_kb", AK_INTLIST, OFF(carveouts_kb), OFF(n_carveouts), 0, 16384,
+      NULL, "KiB", NULL, "legal shared-memory carveouts, strictly ascending" },
+    KI("shared_memory.l1_smem_total_kb", l1_smem_kb, 0, 16384, NULL, "KiB",
+       "unified L1 data cache + shared memory per SM"),
+    /* barriers */
+    KI("barriers.per_block", barriers_per_block, 1, 64, NULL, "barriers",
+       "named barriers (bar.sync ids) per block"),
+    KI("barriers.sm_multiplier", barrier_multiplier, 0, 64, NULL, "",
+       "barrier slots per resident block for the occupancy barrier limit; 0 = no barrier limit"),
+    /* scheduler */
+    { "scheduler.policy", AK_ENUM, OFF(policy), 0, 0, 1, "gto", "", policy_names,
+      "warp selection: gto = greedy-then-oldest, lrr = loose round robin" },
+    KI("scheduler.issue_width", issue_width, 1, 8, "1", "instructions",
+       "warp instructions one sub-partition issues per cycle"),
+    KI("scheduler.fetch_latency", fetch_latency, 0, 10000, "8", "cycles",
+       "from warp launch until its first instruction can issue"),
+    KI("scheduler.ibuffer_depth", ibuffer_depth, 1, 64, "2", "instructions",
+       "decoded instructions buffered per warp"),
+    KI("scheduler.branch_latency", branch_latency, 0, 10000, "8", "cycles",
+       "cycles a taken branch stalls its warp (ncu 'branch_resolving')"),
+    KI("scheduler.block_launch_latency", block_launch_latency, 0, 1000000, "100", "cycles",
+       "cycles to place a new block on an SM"),
+    /* pipes */
+    PIPE("fma", PIPE_FMA, "FP32 pipe (FFMA, FADD, FMUL)", "4", "1", "fixed"),
+    PIPE("alu", PIPE_ALU, "integer/logic pipe (IADD3, LOP3, ISETP, ...)", "4", "2", "fixed"),
+    PIPE("fp64", PIPE_FP64, "FP64 pipe (DFMA, DADD, DMUL)", "8", "2", "fixed"),
+    PIPE("mufu", PIPE_MUFU, "special-function pipe (MUFU.*)", "18", "8", "short"),
+    PIPE("tensor", PIPE_TENSOR, "tensor pipe (HMMA, IMMA)", "32", "4", "fixed"),
+    PIPE("lsu", PIPE_LSU, "load/store pipe (address side; results use memory.*)", "4", "4",
+         "short"),
+    PIPE("cbu", PIPE_CBU, "control pipe (BRA, BAR, EXIT, ...)", "4", "2", "fixed"),
+    /* memory */
+    KI("memory.smem_latency", smem_latency, 1, 100000, "29", "cycles",
+       "shared-memory load to use (LDS, no bank conflict)"),
+    KI("memory.smem_banks", smem_banks, 1, 128, "32", "banks", "shared-memory banks of 4 bytes"),
+    KI("memory.l1_latency", l1_latency, 1, 100000, "40", "cycles", "L1 hit load to use"),
+    KI("memory.l2_latency", l2_latency, 1, 100000, "290", "cycles", "L2 hit load to use"),
+    KI("memory.dram_latency", dram_latency, 1, 100000, "700", "cycles",
+       "unloaded DRAM load to use"),
+    KI("memory.l2_size_kb", l2_size_kb, 1, 16777216, NULL, "KiB", "L2 capacity of the GPU"),
+    KI("memory.sector_bytes", sector_bytes, 1, 4096, "32", "bytes",
+       "coalescing and L1/L2 transfer unit"),
+    KD("memory.l1_bytes_per_clk", l1_bytes_per_clk, 1, 65536, "128", "bytes/cycle",
+       "L1/shared-memory bandwidth of one SM"),
+    KD("memory.l2_bytes_per_clk", l2_bytes_per_clk, 1, 1000000, "5120", "bytes/cycle",
+       "L2 bandwidth of the whole GPU"),
+    KD("memory.dram_gbps", dram_gbps, 1, 1000000, NULL, "GB/s", "DRAM bandwidth (1 GB = 1e9 B)"),
+    KI("memory.lg_queue_depth", lsu_queue_depth, 1, 1024, "16", "instructions",
+       "global/local instructions queued per SMSP before ncu 'lg_throttle'"),
+    KI("memory.mio_queue_depth", mio_queue_depth, 1, 1024, "16", "instructions",
+       "shared/MUFU instructions queued per SMSP before ncu 'mio_throttle'"),
+};
+
+static const struct arch_section sections[] = {
+    { "gpu", "identity and clock of the modelled GPU" },
+    { "sm", "per-SM residency limits (occupancy)" },
+    { "registers", "register file (occupancy)" },
+    { "shared_memory", "shared memory and its carveouts (occupancy)" },
+    { "barriers", "named barriers (occupancy, CC 9.0 and later)" },
+    { "scheduler", "warp schedulers (timing model)" },
+    { "pipes", "execution pipes of one sub-partition (timing model)" },
+    { "memory", "memory hierarchy (timing model)" },
+};
+
+const struct arch_key *arch_schema_keys(int *n)
+{
+    *n = (int)(sizeof keys / sizeof keys[0]);
+    return keys;
+}
+
+const struct arch_section *arch_schema_sections(int *n)
+{
+    *n = (int)(sizeof sections / sizeof sections[0]);
+    return sections;
+}
+
+int arch_schema_find(const char *path)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].path, path))
+            return (int)i;
+    return -1;
+}
+
+int arch_schema_is_section(const char *path)
+{
+    size_t len = strlen(path);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strncmp(keys[i].path, path, len) && keys[i].path[len] == '.')
+            return 1;
+    return 0;
+}
+
+const char *arch_pipe_name(int pipe)
+{
+    return pipe >= 0 && pipe < PIPE_COUNT ? pipe_names[pipe] : "?";
+}
+
+const char *arch_policy_name(int policy)
+{
+    return policy >= 0 && policy <= SCHED_LRR ? policy_names[policy] : "?";
+}
+
+double arch_dram_bytes_per_clk(const struct arch *a)
+{
+    /* GB/s * 1e9 B/GB / (MHz * 1e6 cycles/s) */
+    return a->dram_gbps * 1000.0 / a->sm_clock_mhz;
+}

@@ -1,0 +1,546 @@
+/* cli_occupancy.c — `smsim occupancy`: theoretical occupancy of one launch
+ * (or a curve over block size, registers or shared memory) by the CUDA
+ * rules in occ.c, printed like Nsight Compute's Occupancy section.
+ *
+ * Everything is rendered into memory first and written to stdout only when
+ * complete, so an error prints one line on stderr and nothing on stdout.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/arch.h"
+#include "cli/cli.h"
+#include "occ/occ.h"
+
+enum occ_format { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum occ_vary { VARY_NONE, VARY_THREADS, VARY_REGS, VARY_SMEM };
+
+/* Largest byte count accepted for a shared-memory option: 1 GiB, far above
+ * any GPU and small enough that sums stay inside int. */
+enum { OCC_CLI_SMEM_MAX = 1 << 30, OCC_CLI_REGS_MAX = 65536, OCC_CLI_THREADS_MAX = 1 << 24 };
+
+static const char occ_help[] =
+    "usage: smsim occupancy --config CFG.yaml --threads T --regs R [options]\n"
+    "  theoretical occupancy of a kernel launch by the CUDA rules (cuda_occupancy.h)\n"
+    "\n"
+    "options (--opt VALUE or --opt=VALUE):\n"
+    "  --config FILE          GPU configuration (YAML), required\n"
+    "  --threads T            threads per block, required (need not be a multiple of 32)\n"
+    "  --regs R               registers per thread, required\n"
+    "  --smem-static B        static shared memory per block, bytes (default 0)\n"
+    "  --smem-dynamic B       dynamic shared memory per block, bytes (default 0)\n"
+    "  --max-dynamic B        the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize\n"
+    "                         (default: the launch's own dynamic size)\n"
+    "  --carveout PCT         preferred shared-memory carveout, 0..100 or 'none' (default)\n"
+    "  --barriers N           named barriers the kernel uses (default 0; a kernel with\n"
+    "                         __syncthreads() uses 1)\n"
+    "  --format text|json|csv output format (default text)\n"
+    "  --set sec.key=val      override one configuration key (repeatable)\n"
+    "  --vary threads|regs|smem\n"
+    "                         the curve instead of one point: threads per block in\n"
+    "                         steps of the warp size up to the maximum, registers\n"
+    "                         1..max per thread, or dynamic shared memory 0..opt-in\n"
+    "                         maximum in 1 KiB steps (each point opted in to its\n"
+    "                         own size); the given value is always one of the points\n"
+    "  -h, --help             this text\n";
+
+struct occ_args {
+    const char *config;        /* --config                                      */
+    int have_threads;          /* --threads given                               */
+    int have_regs;             /* --regs given                                  */
+    struct occ_launch l;       /* the launch                                    */
+    int format;                /* enum occ_format                               */
+    int vary;                  /* enum occ_vary                                 */
+    struct arch_override *ov;  /* --set overrides                               */
+    int nov;                   /* their count                                   */
+    unsigned seen;             /* options given, one bit each (duplicates are errors) */
+};
+
+/* Strict decimal integer in [lo, hi]: no sign for lo >= 0, no trailing
+ * characters, no overflow.  -1 with one line on stderr otherwise. */
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *v)
+{
+    char *end = NULL;
+    long x = 0;
+    int ok = (s[0] >= '0' && s[0] <= '9') || (lo < 0 && s[0] == '-' && s[1] >= '0' && s[1] <= '9');
+    if (ok) {
+        errno = 0;
+        x = strtol(s, &end, 10);
+        ok = *end == '\0' && errno == 0 && x >= lo && x <= hi;
+    }
+    if (!ok) {
+        fprintf(stderr, "smsim: %s '%s': expected an integer in %ld..%ld\n", opt, s, lo, hi);
+        return -1;
+    }
+    *v = (int)x;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
+{
+    static const char *const names[] = {
+        "--config", "--threads", "--regs", "--smem-static", "--smem-dynamic", "--max-dynamic",
+        "--carveout", "--barriers", "--format", "--vary", "--set",
+    };
+    enum { N_NAMES = sizeof names / sizeof names[0] };
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            *help = 1;
+            return 0;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr, "smsim: occupancy: unexpected argument '%s' (see smsim occupancy "
+                    "--help)\n", arg);
+            return -1;
+        }
+        /* --opt=VALUE or --opt VALUE */
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        int k = -1;
+        for (int j = 0; j < N_NAMES; j++)
+            if (strlen(names[j]) == len && !strncmp(arg, names[j], len))
+                k = j;
+        if (k < 0) {
+            fprintf(stderr, "smsim: occupancy: unknown option '%.*s' (see smsim occupancy "
+                    "--help)\n", (int)len, arg);
+            return -1;
+        }
+        const char *opt = names[k];
+        const char *val;
+        if (eq) {
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: %s needs a value\n", opt);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        if (strcmp(opt, "--set") != 0) {
+            if (r->seen & (1u << k)) {
+                fprintf(stderr, "smsim: %s given twice\n", opt);
+                return -1;
+            }
+            r->seen |= 1u << k;
+        }
+
+        int rc = 0;
+        if (!strcmp(opt, "--config")) {
+            if (!*val) {
+                fprintf(stderr, "smsim: --config needs a file name\n");
+                return -1;
+            }
+            r->config = val;
+        } else if (!strcmp(opt, "--threads")) {
+            rc = parse_int(opt, val, 1, OCC_CLI_THREADS_MAX, &r->l.threads);
+            r->have_threads = 1;
+        } else if (!strcmp(opt, "--regs")) {
+            rc = parse_int(opt, val, 0, OCC_CLI_REGS_MAX, &r->l.regs);
+            r->have_regs = 1;
+        } else if (!strcmp(opt, "--smem-static")) {
+            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
+        } else if (!strcmp(opt, "--smem-dynamic")) {
+            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
+        } else if (!strcmp(opt, "--max-dynamic")) {
+            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
+        } else if (!strcmp(opt, "--carveout")) {
+            if (!strcmp(val, "none"))
+                r->l.carveout_pct = -1;
+            else
+                rc = parse_int(opt, val, 0, 100, &r->l.carveout_pct);
+        } else if (!strcmp(opt, "--barriers")) {
+            rc = parse_int(opt, val, 0, 1024, &r->l.barriers);
+        } else if (!strcmp(opt, "--format")) {
+            if (!strcmp(val, "text"))
+                r->format = FMT_TEXT;
+            else if (!strcmp(val, "json"))
+                r->format = FMT_JSON;
+            else if (!strcmp(val, "csv"))
+                r->format = FMT_CSV;
+            else {
+                fprintf(stderr, "smsim: --format '%s': expected text, json or csv\n", val);
+                return -1;
+            }
+        } else if (!strcmp(opt, "--vary")) {
+            if (!strcmp(val, "threads"))
+                r->vary = VARY_THREADS;
+            else if (!strcmp(val, "regs"))
+                r->vary = VARY_REGS;
+            else if (!strcmp(val, "smem"))
+                r->vary = VARY_SMEM;
+            else {
+                fprintf(stderr, "smsim: --vary '%s': expected threads, regs or smem\n", val);
+                return -1;
+            }
+        } else { /* --set */
+            rc = cli_add_override(&r->ov, &r->nov, val);
+        }
+        if (rc)
+            return -1;
+    }
+    if (!r->config) {
+        fprintf(stderr, "smsim: occupancy: --config is required (see smsim occupancy --help)\n");
+        return -1;
+    }
+    if (!r->have_threads) {
+        fprintf(stderr, "smsim: occupancy: --threads is required\n");
+        return -1;
+    }
+    if (!r->have_regs) {
+        fprintf(stderr, "smsim: occupancy: --regs is required\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- rendering ----------------------------------------------------- */
+
+/* The limiter column: the binding limits, or why no block fits. */
+static void limiter_of(const struct occ_result *res, char *buf, size_t n)
+{
+    if (res->blocks_per_sm == 0 && res->error)
+        snprintf(buf, n, "%s", res->error);
+    else
+        occ_limiter_string(res->binding, buf, n);
+}
+
+/* A CSV field: quoted when it holds a comma or a quote. */
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A JSON string (the strings here are ASCII text of our own). */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A block limit: INT_MAX means "does not limit" (no registers, no shared
+ * memory, no barriers), printed as null / empty / "unlimited". */
+static void json_limit(FILE *f, int v)
+{
+    if (v == INT_MAX)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", v);
+}
+
+static void csv_limit(FILE *f, int v)
+{
+    if (v != INT_MAX)
+        fprintf(f, "%d", v);
+}
+
+static const char *const point_keys[] = {
+    "blocks_per_sm",
+    "limiter",
+    "launch__occupancy_limit_blocks",
+    "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem",
+    "launch__occupancy_limit_warps",
+    "launch__occupancy_limit_barriers",
+    "sm__maximum_warps_avg_per_active_cycle",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "launch__shared_mem_config_size",
+    "warps_per_block",
+    "smem_per_block",
+    "error",
+};
+enum { N_POINT_KEYS = sizeof point_keys / sizeof point_keys[0] };
+
+static void render_json(FILE *f, const struct occ_result *res)
+{
+    char lim[128];
+    limiter_of(res, lim, sizeof lim);
+    fprintf(f, "{\n  \"%s\": %d,\n  \"%s\": ", point_keys[0], res->blocks_per_sm, point_keys[1]);
+    json_str(f, lim);
+    fprintf(f, ",\n  \"%s\": %d,\n  \"%s\": ", point_keys[2], res->limit_blocks, point_keys[3]);
+    json_limit(f, res->limit_registers);
+    fprintf(f, ",\n  \"%s\": ", point_keys[4]);
+    json_limit(f, res->limit_shared_mem);
+    fprintf(f, ",\n  \"%s\": %d,\n  \"%s\": ", point_keys[5], res->limit_warps, point_keys[6]);
+    json_limit(f, res->limit_barriers);
+    fprintf(f, ",\n  \"%s\": %d,\n  \"%s\": %.4f,\n  \"%s\": %d,\n  \"%s\": %d,\n"
+            "  \"%s\": %d,\n  \"%s\": ",
+            point_keys[7], res->active_warps, point_keys[8], res->occupancy_pct, point_keys[9],
+            res->smem_config_bytes, point_keys[10], res->warps_per_block, point_keys[11],
+            res->smem_per_block_alloc, point_keys[12]);
+    if (res->error)
+        json_str(f, res->detail);
+    else
+        fputs("null", f);
+    fputs("\n}\n", f);
+}
+
+static void render_csv(FILE *f, const struct occ_result *res)
+{
+    char lim[128];
+    limiter_of(res, lim, sizeof lim);
+    for (int i = 0; i < N_POINT_KEYS; i++)
+        fprintf(f, "%s%s", i ? "," : "", point_keys[i]);
+    fprintf(f, "\n%d,", res->blocks_per_sm);
+    csv_str(f, lim);
+    fprintf(f, ",%d,", res->limit_blocks);
+    csv_limit(f, res->limit_registers);
+    fputc(',', f);
+    csv_limit(f, res->limit_shared_mem);
+    fprintf(f, ",%d,", res->limit_warps);
+    csv_limit(f, res->limit_barriers);
+    fprintf(f, ",%d,%.4f,%d,%d,%d,", res->active_warps, res->occupancy_pct,
+            res->smem_config_bytes, res->warps_per_block, res->smem_per_block_alloc);
+    if (res->error)
+        csv_str(f, res->detail);
+    fputc('\n', f);
+}
+
+static void text_row(FILE *f, const char *name, const char *unit, const char *value)
+{
+    fprintf(f, "    %-40s %-8s %16s\n", name, unit, value);
+}
+
+static void text_int(FILE *f, const char *name, const char *unit, int v)
+{
+    char buf[32];
+    if (v == INT_MAX)
+        snprintf(buf, sizeof buf, "unlimited");
+    else
+        snprintf(buf, sizeof buf, "%d", v);
+    text_row(f, name, unit, buf);
+}
+
+static void text_title(FILE *f, const struct arch *a, const struct occ_launch *l)
+{
+    fprintf(f, "  Section: Occupancy -- %s (CC %d.%d)\n", a->name, a->cc_major, a->cc_minor);
+    fprintf(f, "  launch: %d threads/block, %d registers/thread, shared memory %d B static + "
+            "%d B dynamic", l->threads, l->regs, l->smem_static, l->smem_dynamic);
+    if (l->max_dynamic >= 0)
+        fprintf(f, " (max dynamic %d B)", l->max_dynamic);
+    if (l->carveout_pct >= 0)
+        fprintf(f, ", carveout %d %%", l->carveout_pct);
+    fprintf(f, ", %d barriers\n", l->barriers);
+}
+
+static void render_text(FILE *f, const struct arch *a, const struct occ_launch *l,
+                        const struct occ_result *res)
+{
+    char buf[128];
+    text_title(f, a, l);
+    fprintf(f, "    %-40s %-8s %16s\n", "Metric Name", "Unit", "Metric Value");
+    fprintf(f, "    %-40s %-8s %16s\n", "----------------------------------------",
+            "--------", "----------------");
+    text_int(f, "Block Limit SM", "block", res->limit_blocks);
+    text_int(f, "Block Limit Registers", "block", res->limit_registers);
+    text_int(f, "Block Limit Shared Mem", "block", res->limit_shared_mem);
+    text_int(f, "Block Limit Warps", "block", res->limit_warps);
+    text_int(f, "Block Limit Barriers", "block", res->limit_barriers);
+    text_int(f, "Theoretical Active Warps per SM", "warp", res->active_warps);
+    snprintf(buf, sizeof buf, "%.2f", res->occupancy_pct);
+    text_row(f, "Theoretical Occupancy", "%", buf);
+    text_int(f, "Warps per Block", "warp", res->warps_per_block);
+    text_int(f, "Registers per Block (allocated)", "register", res->regs_per_block_alloc);
+    text_int(f, "Shared Memory per Block (incl. reserve)", "byte", res->smem_per_block_alloc);
+    text_int(f, "Driver Shared Memory per Block", "byte", a->smem_reserved_per_block);
+    text_int(f, "Shared Memory Configuration Size", "byte", res->smem_config_bytes);
+    limiter_of(res, buf, sizeof buf);
+    fprintf(f, "  Limited by: %s\n", buf);
+    if (res->error)
+        fprintf(f, "  The launch cannot run: %s\n", res->detail);
+}
+
+/* ---- --vary ---------------------------------------------------------- */
+
+struct vary_points {
+    int *v;   /* the x values, ascending, unique */
+    int n;    /* their count                     */
+};
+
+/* lo, lo+step, ..., hi (and hi itself when it is not a whole number of
+ * steps), plus the given value: ascending, no duplicates. */
+static int make_points(struct vary_points *p, int lo, int hi, int step, int given)
+{
+    int cap = (hi >= lo ? (hi - lo) / step + 2 : 0) + 1;
+    p->n = 0;
+    p->v = malloc((size_t)cap * sizeof *p->v);
+    if (!p->v)
+        return -1;
+    long last = lo - 1;
+    for (long x = lo; x <= hi; x += step)
+        p->v[p->n++] = (int)(last = x);
+    if (hi >= lo && last != hi)
+        p->v[p->n++] = hi;
+    int at = 0;
+    while (at < p->n && p->v[at] < given)
+        at++;
+    if (at == p->n || p->v[at] != given) {
+        memmove(p->v + at + 1, p->v + at, (size_t)(p->n - at) * sizeof *p->v);
+        p->v[at] = given;
+        p->n++;
+    }
+    return 0;
+}
+
+static const char *vary_name(int vary)
+{
+    return vary == VARY_THREADS ? "threads" : vary == VARY_REGS ? "regs" : "smem_dynamic";
+}
+
+static int render_vary(FILE *f, const struct arch *a, const struct occ_args *args)
+{
+    struct vary_points p;
+    const struct occ_launch *l0 = &args->l;
+    int rc;
+    if (args->vary == VARY_THREADS)
+        rc = make_points(&p, a->warp_size, a->max_threads_per_block, a->warp_size, l0->threads);
+    else if (args->vary == VARY_REGS)
+        rc = make_points(&p, 1, a->max_regs_per_thread, 1, l0->regs);
+    else
+        rc = make_points(&p, 0, a->smem_per_block_optin - l0->smem_static, 1024,
+                         l0->smem_dynamic);
+    if (rc) {
+        fprintf(stderr, "smsim: occupancy: out of memory\n");
+        return -1;
+    }
+
+    const char *name = vary_name(args->vary);
+    if (args->format == FMT_TEXT) {
+        text_title(f, a, l0);
+        fprintf(f, "  varying %s (* = the given launch)\n", name);
+        fprintf(f, "  %14s %8s %8s %10s  %s\n", name, "blocks", "warps", "occupancy", "limiter");
+    } else if (args->format == FMT_JSON) {
+        fprintf(f, "{\n  \"vary\": \"%s\",\n  \"points\": [\n", name);
+    } else {
+        fprintf(f, "%s,blocks_per_sm,active_warps,occupancy_pct,limiter\n", name);
+    }
+    for (int i = 0; i < p.n; i++) {
+        struct occ_launch l = *l0;
+        struct occ_result res;
+        char lim[128];
+        int given;
+        if (args->vary == VARY_THREADS) {
+            l.threads = p.v[i];
+            given = l.threads == l0->threads;
+        } else if (args->vary == VARY_REGS) {
+            l.regs = p.v[i];
+            given = l.regs == l0->regs;
+        } else {
+            l.smem_dynamic = p.v[i];
+            l.max_dynamic = -1;
+            given = l.smem_dynamic == l0->smem_dynamic;
+        }
+        occ_compute(a, &l, &res); /* an invalid launch is a point with 0 blocks */
+        limiter_of(&res, lim, sizeof lim);
+        if (args->format == FMT_TEXT) {
+            fprintf(f, "%c %14d %8d %8d %9.2f%%  %s\n", given ? '*' : ' ', p.v[i],
+                    res.blocks_per_sm, res.active_warps, res.occupancy_pct, lim);
+        } else if (args->format == FMT_JSON) {
+            fprintf(f, "    {\"%s\": %d, \"blocks_per_sm\": %d, \"active_warps\": %d, "
+                    "\"occupancy_pct\": %.4f, \"limiter\": ", name, p.v[i],
+                    res.blocks_per_sm, res.active_warps, res.occupancy_pct);
+            json_str(f, lim);
+            fprintf(f, "}%s\n", i + 1 < p.n ? "," : "");
+        } else {
+            fprintf(f, "%d,%d,%d,%.4f,", p.v[i], res.blocks_per_sm, res.active_warps,
+                    res.occupancy_pct);
+            csv_str(f, lim);
+            fputc('\n', f);
+        }
+    }
+    if (args->format == FMT_JSON)
+        fputs("  ]\n}\n", f);
+    free(p.v);
+    return 0;
+}
+
+int cli_occupancy(int argc, char **argv)
+{
+    struct occ_args args;
+    int help = 0, status = 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = NULL;
+
+    memset(&args, 0, sizeof args);
+    args.l.max_dynamic = -1;
+    args.l.carveout_pct = -1;
+    if (parse_args(argc, argv, &args, &help))
+        goto out;
+    if (help) {
+        fputs(occ_help, stdout);
+        status = 0;
+        goto out;
+    }
+
+    struct arch a;
+    char err[ARCH_ERR_MAX];
+    if (arch_load(args.config, args.ov, args.nov, &a, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto out;
+    }
+
+    mem = open_memstream(&buf, &len);
+    if (!mem) {
+        fprintf(stderr, "smsim: occupancy: out of memory\n");
+        status = 2;
+        goto out;
+    }
+    if (args.vary != VARY_NONE) {
+        if (render_vary(mem, &a, &args)) {
+            status = 2;
+            goto out;
+        }
+    } else {
+        struct occ_result res;
+        occ_compute(&a, &args.l, &res); /* an invalid launch is reported, not an error */
+        if (args.format == FMT_JSON)
+            render_json(mem, &res);
+        else if (args.format == FMT_CSV)
+            render_csv(mem, &res);
+        else
+            render_text(mem, &a, &args.l, &res);
+    }
+    if (fclose(mem)) {
+        mem = NULL;
+        fprintf(stderr, "smsim: occupancy: out of memory\n");
+        status = 2;
+        goto out;
+    }
+    mem = NULL;
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+        fprintf(stderr, "smsim: occupancy: cannot write the output\n");
+        status = 2;
+        goto out;
+    }
+    status = 0;
+out:
+    if (mem)
+        fclose(mem);
+    free(buf);
+    free(args.ov);
+    return status;
+}

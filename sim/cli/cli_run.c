@@ -1,0 +1,395 @@
+/* cli_run.c — `smsim --config CFG.yaml TRACE [options]`: simulate the kernels
+ * of a trace and print what Nsight Compute would report.
+ *
+ * Everything is computed and rendered into memory first; stdout (or -o FILE)
+ * is written only after every kernel ran, so an error leaves stdout empty and
+ * prints exactly one line on stderr.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/arch.h"
+#include "cli/cli.h"
+#include "engine/engine.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "trace/trace.h"
+
+/* Defaults, documented in the help text and docs/pictures.md. */
+enum {
+    RUN_GRID_MAX = 100000,            /* --grid ceiling: 100k columns per row  */
+    RUN_TL_CYCLES = 100000,           /* --timeline-cycles default             */
+    RUN_TL_SMS = 4,                   /* --timeline-sms default                */
+    RUN_TL_EVENTS = 1000000,          /* events kept in a timeline (~150 MB)   */
+    RUN_SEED = 1                      /* --seed default                        */
+};
+
+static const char run_help[] =
+    "usage: smsim --config CFG.yaml TRACE [options]\n"
+    "  simulate every kernel of TRACE and report what Nsight Compute would measure\n"
+    "\n"
+    "options (before or after TRACE; --opt VALUE or --opt=VALUE):\n"
+    "  --config FILE          GPU configuration (YAML), required\n"
+    "  --format text|json|csv report format (default text)\n"
+    "  --set sec.key=val      override one configuration key (repeatable)\n"
+    "  --seed N               seed of the deterministic RNG (default 1)\n"
+    "  --kernel N             simulate only kernel N of the trace (0-based)\n"
+    "  --blocks-per-sm N      cap resident blocks per SM below the occupancy limit\n"
+    "  --carveout PCT         preferred shared-memory carveout, 0..100 (default none)\n"
+    "  --max-cycles N         stop a kernel after N cycles (default 0 = no limit)\n"
+    "  --grid N               text format only: warp-state grid of SM 0, first N cycles\n"
+    "  --timeline FILE.json   write warp states and block lifetimes as Chrome\n"
+    "                         trace-event JSON (open in ui.perfetto.dev)\n"
+    "  --timeline-cycles N    timeline records cycles 0..N-1 of the run (default 100000)\n"
+    "  --timeline-sms N       timeline records SMs 0..N-1 (default 4)\n"
+    "  -o FILE                write the report to FILE instead of stdout\n";
+
+struct run_args {
+    const char *config;           /* --config                                   */
+    const char *trace;            /* the positional TRACE                       */
+    const char *out;              /* -o, or NULL for stdout                     */
+    const char *timeline;         /* --timeline, or NULL                        */
+    int format;                   /* enum report_format                         */
+    uint64_t seed;                /* --seed                                     */
+    long kernel;                  /* --kernel, -1 = all                         */
+    int blocks_per_sm;            /* --blocks-per-sm, 0 = occupancy             */
+    int carveout;                 /* --carveout, -1 = none                      */
+    uint64_t max_cycles;          /* --max-cycles, 0 = unlimited                */
+    uint64_t grid;                /* --grid, 0 = none                           */
+    uint64_t tl_cycles;           /* --timeline-cycles                          */
+    int tl_sms;                   /* --timeline-sms                             */
+    struct arch_override *ov;     /* --set overrides                            */
+    int nov;                      /* their count                                */
+};
+
+/* Strict unsigned decimal in [lo, hi]; -1 with a message on anything else. */
+static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = 0;
+    if (s[0] >= '0' && s[0] <= '9')
+        x = strtoull(s, &end, 10);
+    if (!(s[0] >= '0' && s[0] <= '9') || *end || errno || x < lo || x > hi) {
+        fprintf(stderr, "smsim: %s '%s': expected an integer in %llu..%llu\n", opt, s,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+/* Pictures observer: forwards the engine's callbacks to the grid/timeline. */
+struct pics {
+    struct report_grid *grid;      /* --grid, or NULL     */
+    struct report_timeline *tl;    /* --timeline, or NULL */
+};
+
+static void pics_warp_state(void *ud, int sm, int smsp, int slot, uint32_t block,
+                            uint32_t warp, uint64_t from, uint64_t to, int state)
+{
+    struct pics *p = ud;
+    if (p->grid)
+        report_grid_warp_state(p->grid, sm, smsp, slot, block, warp, from, to, state);
+    if (p->tl)
+        report_timeline_warp_state(p->tl, sm, smsp, slot, block, warp, from, to, state);
+}
+
+static void pics_block_life(void *ud, int sm, uint32_t block, uint64_t from, uint64_t to)
+{
+    struct pics *p = ud;
+    if (p->tl)
+        report_timeline_block_life(p->tl, sm, block, from, to);
+}
+
+/* Parse argv into *r.  0, or 1 after a one-line message; 3 = help printed. */
+static int parse_args(int argc, char **argv, struct run_args *r)
+{
+    memset(r, 0, sizeof *r);
+    r->format = REPORT_TEXT;
+    r->seed = RUN_SEED;
+    r->kernel = -1;
+    r->carveout = -1;
+    r->tl_cycles = RUN_TL_CYCLES;
+    r->tl_sms = RUN_TL_SMS;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(run_help, stdout);
+            return 3;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (r->trace) {
+                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n",
+                        r->trace, arg);
+                return 1;
+            }
+            r->trace = arg;
+            continue;
+        }
+        /* --opt=value or --opt value */
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        static const char *const known[] = {
+            "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
+            "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
+            "--timeline-sms", "-o", NULL
+        };
+        int k = 0;
+        while (known[k] && strcmp(known[k], name))
+            k++;
+        if (!known[k]) {
+            fprintf(stderr, "smsim: unknown option '%s' (see smsim --help)\n", arg);
+            return 1;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: option %s needs a value\n", name);
+                return 1;
+            }
+            val = argv[++i];
+        }
+        uint64_t v;
+        if (!strcmp(name, "--config")) {
+            r->config = val;
+        } else if (!strcmp(name, "--format")) {
+            r->format = report_parse_format(val);
+            if (r->format < 0) {
+                fprintf(stderr, "smsim: --format '%s': expected text, json or csv\n", val);
+                return 1;
+            }
+        } else if (!strcmp(name, "--set")) {
+            if (cli_add_override(&r->ov, &r->nov, val))
+                return 1;
+        } else if (!strcmp(name, "--seed")) {
+            if (parse_u64(name, val, 0, UINT64_MAX, &r->seed))
+                return 1;
+        } else if (!strcmp(name, "--kernel")) {
+            if (parse_u64(name, val, 0, INT32_MAX, &v))
+                return 1;
+            r->kernel = (long)v;
+        } else if (!strcmp(name, "--blocks-per-sm")) {
+            if (parse_u64(name, val, 1, INT32_MAX, &v))
+                return 1;
+            r->blocks_per_sm = (int)v;
+        } else if (!strcmp(name, "--carveout")) {
+            if (parse_u64(name, val, 0, 100, &v))
+                return 1;
+            r->carveout = (int)v;
+        } else if (!strcmp(name, "--max-cycles")) {
+            if (parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
+                return 1;
+        } else if (!strcmp(name, "--grid")) {
+            if (parse_u64(name, val, 1, RUN_GRID_MAX, &r->grid))
+                return 1;
+        } else if (!strcmp(name, "--timeline")) {
+            r->timeline = val;
+        } else if (!strcmp(name, "--timeline-cycles")) {
+            if (parse_u64(name, val, 1, UINT64_MAX / 2, &r->tl_cycles))
+                return 1;
+        } else if (!strcmp(name, "--timeline-sms")) {
+            if (parse_u64(name, val, 1, 100000, &v))
+                return 1;
+            r->tl_sms = (int)v;
+        } else if (!strcmp(name, "-o")) {
+            r->out = val;
+        }
+    }
+    if (!r->config) {
+        fputs("smsim: missing --config CFG.yaml (see smsim --help)\n", stderr);
+        return 1;
+    }
+    if (!r->trace) {
+        fputs("smsim: missing TRACE file (see smsim --help)\n", stderr);
+        return 1;
+    }
+    if (r->grid && r->format != REPORT_TEXT) {
+        fputs("smsim: --grid needs --format text (the grid is a text picture)\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/* Write a memory buffer to a new file; 0 or 1 after a one-line message. */
+static int write_file(const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t w = fwrite(buf, 1, len, f);
+    int bad = w != len || ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+int cli_run(int argc, char **argv)
+{
+    struct run_args r;
+    int rc = parse_args(argc, argv, &r);
+    if (rc) {
+        free(r.ov);
+        return rc == 3 ? 0 : rc;
+    }
+
+    struct arch a;
+    struct trace_file *tf = NULL;
+    struct stats_kernel *st = NULL;
+    struct report_kernel *rk = NULL;
+    struct pics pics = { NULL, NULL };
+    char *rep = NULL, *grids = NULL, *tlbuf = NULL;
+    size_t replen = 0, gridslen = 0, tllen = 0;
+    FILE *gridf = NULL;
+    int nrun = 0, first = 0, count = 0;
+    rc = 1;
+
+    char aerr[ARCH_ERR_MAX];
+    if (arch_load(r.config, r.ov, r.nov, &a, aerr)) {
+        fprintf(stderr, "%s\n", aerr);
+        goto done;
+    }
+    char terr[TRACE_ERR_MAX];
+    tf = trace_open(r.trace, terr);
+    if (!tf) {
+        fprintf(stderr, "%s\n", terr);
+        goto done;
+    }
+    if (tf->nkernels <= 0) {
+        fprintf(stderr, "%s: no kernel in the trace\n", r.trace);
+        goto done;
+    }
+    count = tf->nkernels;
+    if (r.kernel >= 0) {
+        if (r.kernel >= tf->nkernels) {
+            fprintf(stderr, "smsim: --kernel %ld: the trace has %d kernel%s (0..%d)\n",
+                    r.kernel, tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
+            goto done;
+        }
+        first = (int)r.kernel;
+        count = 1;
+    }
+
+    rc = 2; /* from here on, a failure that is not the input's is internal */
+    st = calloc((size_t)count, sizeof *st);
+    rk = calloc((size_t)count, sizeof *rk);
+    if (!st || !rk)
+        goto nomem;
+    if (r.grid) {
+        pics.grid = report_grid_new(&a, r.grid);
+        gridf = open_memstream(&grids, &gridslen);
+        if (!pics.grid || !gridf)
+            goto nomem;
+    }
+    if (r.timeline) {
+        struct report_timeline_opts to = { r.tl_cycles, r.tl_sms, RUN_TL_EVENTS };
+        pics.tl = report_timeline_new(&a, &to);
+        if (!pics.tl)
+            goto nomem;
+    }
+
+    for (int i = 0; i < count; i++) {
+        struct trace_kernel *k = tf->kernels[first + i];
+        struct engine_observer obs = { &pics, pics_warp_state, pics_block_life, 0 };
+        if (pics.grid)
+            obs.until = r.grid;
+        if (pics.tl) {
+            uint64_t u = report_timeline_until(pics.tl);
+            obs.until = u > obs.until ? u : obs.until;
+        }
+        struct engine_opts eo = {
+            .seed = r.seed,
+            .blocks_per_sm_cap = r.blocks_per_sm,
+            .carveout_pct = r.carveout,
+            .obs = (pics.grid || pics.tl) ? &obs : NULL,
+            .max_cycles = r.max_cycles,
+        };
+        char eerr[512];
+        if (engine_run(&a, k, &eo, &st[i], eerr)) {
+            stats_kernel_free(&st[i]);
+            /* The engine's message names the kernel; add where it is. */
+            fprintf(stderr, "smsim: %s: kernel %d: %s\n", r.trace, first + i, eerr);
+            rc = 1;
+            goto done;
+        }
+        nrun = i + 1;
+        rk[i].index = first + i;
+        rk[i].s = &st[i];
+        if (pics.grid) {
+            char title[200];
+            snprintf(title, sizeof title, "kernel %d '%s'", first + i, k->launch.name);
+            report_grid_print(pics.grid, title, gridf);
+            report_grid_reset(pics.grid);
+        }
+        if (pics.tl)
+            report_timeline_end_kernel(pics.tl, k->launch.name, st[i].cycles_elapsed);
+    }
+
+    FILE *rf = open_memstream(&rep, &replen);
+    if (!rf)
+        goto nomem;
+    int werr = report_write(rf, r.format, a.name, &a, rk, count);
+    if (gridf) {
+        fclose(gridf);
+        gridf = NULL;
+        fwrite(grids, 1, gridslen, rf);
+    }
+    if (fclose(rf) || werr)
+        goto nomem;
+    if (pics.tl) {
+        FILE *tf2 = open_memstream(&tlbuf, &tllen);
+        if (!tf2)
+            goto nomem;
+        int e = report_timeline_write(pics.tl, a.name, tf2);
+        if (fclose(tf2) || e)
+            goto nomem;
+        if (write_file(r.timeline, tlbuf, tllen)) {
+            rc = 1;
+            goto done;
+        }
+    }
+    if (r.out) {
+        rc = write_file(r.out, rep, replen);
+    } else {
+        rc = 0;
+        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
+            fprintf(stderr, "smsim: cannot write the report to stdout\n");
+            rc = 1;
+        }
+    }
+    goto done;
+nomem:
+    fputs("smsim: out of memory\n", stderr);
+    rc = 2;
+done:
+    if (gridf)
+        fclose(gridf);
+    for (int i = 0; i < nrun; i++)
+        stats_kernel_free(&st[i]);
+    free(st);
+    free(rk);
+    free(rep);
+    free(grids);
+    free(tlbuf);
+    report_grid_free(pics.grid);
+    report_timeline_free(pics.tl);
+    if (tf)
+        trace_close(tf);
+    free(r.ov);
+    return rc;
+}

@@ -1,0 +1,274 @@
+/* eng_gpu.c — engine_run(): residency, the block dispatcher and the global
+ * time loop.
+ *
+ * The loop advances global time to the earliest cycle any SM needs a look
+ * and steps, in SM index order, every SM due at that cycle.  L2 and DRAM are
+ * shared by all SMs, so this global order is what makes their queueing
+ * causal; the SM index breaks ties deterministically.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/eng_internal.h"
+
+/* A block retired from (sm, slot) at t.  The slot is refilled after every
+ * SM due at t has been stepped (assign_freed), so that slots freed on
+ * several SMs in the same cycle get the pending blocks round-robin over
+ * the SMs, as in the first wave, rather than all on the lowest SM. */
+void gpu_block_retired(struct eng_run *r, int smi, int b, uint64_t t)
+{
+    (void)t;
+    int rank = 0;
+    for (int i = 0; i < r->nfreed; i++)
+        rank += r->freed[i].sm == smi;
+    r->freed[r->nfreed].sm = smi;
+    r->freed[r->nfreed].bslot = b;
+    r->freed[r->nfreed].rank = rank;
+    r->nfreed++;
+    r->sm[smi].bs[b].state = BS_FREE;
+}
+
+/* Hand the next blocks of the grid to the slots freed at t: rank 0 of every
+ * SM in SM order, then rank 1, ...; each becomes resident
+ * block_launch_latency cycles later (at least one). */
+static void assign_freed(struct eng_run *r, uint64_t t)
+{
+    int lat = r->a->block_launch_latency;
+    uint64_t at = t + (uint64_t)(lat > 1 ? lat : 1);
+    for (int rank = 0; r->nfreed > 0 && r->next_block < r->nblocks; rank++) {
+        int left = 0;
+        for (int i = 0; i < r->nfreed; i++) {
+            if (r->freed[i].rank != rank) {
+                left += r->freed[i].rank > rank;
+                continue;
+            }
+            if (r->next_block >= r->nblocks)
+                break;
+            struct eng_sm *sm = &r->sm[r->freed[i].sm];
+            struct eng_bslot *bs = &sm->bs[r->freed[i].bslot];
+            bs->state = BS_PENDING;
+            bs->block = (uint32_t)r->next_block++;
+            bs->launch_at = at;
+            if (at < sm->next)
+                sm->next = at;
+        }
+        if (!left)
+            break;
+    }
+    r->nfreed = 0;
+}
+
+/* A hand-filled struct arch (tests, studies) is not validated by arch_load;
+ * reject what would divide by zero or never make progress. */
+static const char *check_arch(const struct arch *a)
+{
+    if (a->sm_count < 1)
+        return "gpu.sm_count must be >= 1";
+    if (a->subpartitions < 1)
+        return "sm.subpartitions must be >= 1";
+    if (a->warp_size < 1 || a->warp_size > 32)
+        return "sm.warp_size must be 1..32";
+    if (a->issue_width < 1)
+        return "scheduler.issue_width must be >= 1";
+    if (a->lsu_queue_depth < 1)
+        return "memory.lg_queue_depth must be >= 1";
+    if (a->mio_queue_depth < 1)
+        return "memory.mio_queue_depth must be >= 1";
+    if (a->sector_bytes < 1)
+        return "memory.sector_bytes must be >= 1";
+    if (a->smem_banks < 1)
+        return "memory.smem_banks must be >= 1";
+    if (!(a->l1_bytes_per_clk > 0) || !(a->l2_bytes_per_clk > 0))
+        return "memory.l1_bytes_per_clk and memory.l2_bytes_per_clk must be > 0";
+    if (!(arch_dram_bytes_per_clk(a) > 0))
+        return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
+    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR)
+        return "scheduler.policy must be gto or lrr";
+    return NULL;
+}
+
+static void free_run(struct eng_run *r)
+{
+    if (r->sm) {
+        for (int i = 0; i < r->a->sm_count; i++) {
+            struct eng_sm *sm = &r->sm[i];
+            /* warps still resident after an error give back reader state */
+            for (int j = 0; sm->w && j < r->bps * r->wpb; j++)
+                if (sm->w[j].resident && r->k->ops->warp_end)
+                    r->k->ops->warp_end(r->k, &sm->w[j].cur);
+            if (sm->sp)
+                for (int s = 0; s < r->a->subpartitions; s++) {
+                    free(sm->sp[s].lg.free_at);
+                    free(sm->sp[s].mio.free_at);
+                }
+            free(sm->sp);
+            free(sm->w);
+            free(sm->bs);
+        }
+    }
+    free(r->sm);
+    free(r->scratch_elig);
+    free(r->scratch_taken);
+    free(r->freed);
+}
+
+static int alloc_run(struct eng_run *r)
+{
+    const struct arch *a = r->a;
+    int nslots = r->bps * r->wpb;
+    r->slots_per_smsp = (nslots + a->subpartitions - 1) / a->subpartitions;
+    r->scratch_elig = calloc((size_t)r->slots_per_smsp, sizeof *r->scratch_elig);
+    r->scratch_taken = calloc((size_t)r->slots_per_smsp, sizeof *r->scratch_taken);
+    r->sm = calloc((size_t)a->sm_count, sizeof *r->sm);
+    r->freed = calloc((size_t)a->sm_count * (size_t)r->bps, sizeof *r->freed);
+    if (!r->scratch_elig || !r->scratch_taken || !r->sm || !r->freed)
+        return -1;
+    for (int i = 0; i < a->sm_count; i++) {
+        struct eng_sm *sm = &r->sm[i];
+        sm->next = ENG_NEVER;
+        sm->bs = calloc((size_t)r->bps, sizeof *sm->bs);
+        sm->w = calloc((size_t)nslots, sizeof *sm->w);
+        sm->sp = calloc((size_t)a->subpartitions, sizeof *sm->sp);
+        if (!sm->bs || !sm->w || !sm->sp)
+            return -1;
+        for (int s = 0; s < a->subpartitions; s++) {
+            struct eng_smsp *sp = &sm->sp[s];
+            sp->last = -1;
+            sp->lg.cap = a->lsu_queue_depth;
+            sp->mio.cap = a->mio_queue_depth;
+            sp->lg.free_at = calloc((size_t)sp->lg.cap, sizeof *sp->lg.free_at);
+            sp->mio.free_at = calloc((size_t)sp->mio.cap, sizeof *sp->mio.free_at);
+            if (!sp->lg.free_at || !sp->mio.free_at)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine_opts *o,
+               struct stats_kernel *out, char err[512])
+{
+    struct engine_opts defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.carveout_pct = -1;
+    if (!o)
+        o = &defaults;
+    memset(out, 0, sizeof *out);
+    err[0] = '\0';
+
+    const char *bad = check_arch(a);
+    if (bad) {
+        snprintf(err, 512, "%s: %s", a->name[0] ? a->name : "arch", bad);
+        return -1;
+    }
+    const struct tr_launch *l = &k->launch;
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (threads == 0 || threads > (uint64_t)a->max_threads_per_block || threads > 1u << 20) {
+        snprintf(err, 512, "kernel '%s': block of %llu threads is not a valid launch", l->name,
+                 (unsigned long long)threads);
+        return -1;
+    }
+
+    struct occ_launch ol;
+    memset(&ol, 0, sizeof ol);
+    ol.threads = (int)threads;
+    ol.regs = l->regs;
+    ol.smem_static = l->smem_static;
+    ol.smem_dynamic = l->smem_dynamic;
+    ol.max_dynamic = -1;
+    ol.carveout_pct = o->carveout_pct;
+    ol.barriers = l->barriers;
+    struct occ_result occ;
+    if (occ_compute(a, &ol, &occ) != 0 || occ.blocks_per_sm < 1) {
+        snprintf(err, 512, "kernel '%s' cannot run: %s", l->name,
+                 occ.detail[0] ? occ.detail : occ.error ? occ.error : "no block fits on an SM");
+        return -1;
+    }
+
+    if (stats_kernel_init(out, a->sm_count, a->subpartitions) != 0) {
+        snprintf(err, 512, "out of memory");
+        return -1;
+    }
+    out->launch = *l;
+    out->occ = occ;
+
+    struct eng_run r;
+    memset(&r, 0, sizeof r);
+    r.a = a;
+    r.k = k;
+    r.o = o;
+    r.obs = o->obs;
+    r.st = out;
+    r.err = err;
+    r.no_skip = o->no_skip;
+    r.bps = occ.blocks_per_sm;
+    if (o->blocks_per_sm_cap > 0 && o->blocks_per_sm_cap < r.bps)
+        r.bps = o->blocks_per_sm_cap;
+    r.wpb = (int)((threads + (uint64_t)a->warp_size - 1) / (uint64_t)a->warp_size);
+    if (r.bps > 255) /* eng_warp.bslot is 8 bits; no GPU has more resident blocks */
+        r.bps = 255;
+    r.nblocks = nblocks;
+    mem_init(&r);
+    if (alloc_run(&r) != 0) {
+        free_run(&r);
+        stats_kernel_free(out);
+        snprintf(err, 512, "out of memory");
+        return -1;
+    }
+
+    /* First wave: block i -> SM i % sm_count, so consecutive blocks spread
+     * over the SMs as the hardware dispatcher does; all resident at cycle 0. */
+    uint64_t first = (uint64_t)a->sm_count * (uint64_t)r.bps;
+    if (first > nblocks)
+        first = nblocks;
+    for (uint64_t i = 0; i < first; i++) {
+        struct eng_sm *sm = &r.sm[i % (uint64_t)a->sm_count];
+        struct eng_bslot *bs = &sm->bs[i / (uint64_t)a->sm_count];
+        bs->state = BS_PENDING;
+        bs->block = (uint32_t)i;
+        bs->launch_at = 0;
+        sm->next = 0;
+    }
+    r.next_block = first;
+
+    int rc = 0;
+    for (;;) {
+        uint64_t t = ENG_NEVER;
+        for (int i = 0; i < a->sm_count; i++)
+            if (r.sm[i].next < t)
+                t = r.sm[i].next;
+        if (t == ENG_NEVER)
+            break;
+        if (o->max_cycles && t > o->max_cycles) {
+            snprintf(err, 512, "kernel '%s': simulation passed max_cycles (%llu)", l->name,
+                     (unsigned long long)o->max_cycles);
+            rc = -1;
+            break;
+        }
+        for (int i = 0; i < a->sm_count; i++)
+            if (r.sm[i].next == t)
+                sm_step(&r, i, t);
+        if (r.nfreed)
+            assign_freed(&r, t);
+        if (r.error) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0)
+        for (int i = 0; i < a->sm_count; i++)
+            if (r.sm[i].resident) {
+                snprintf(err, 512, "kernel '%s': deadlock: warps on SM %d can never issue "
+                         "(unmatched barrier?)", l->name, i);
+                rc = -1;
+                break;
+            }
+    out->cycles_elapsed = r.last_retire;
+    free_run(&r);
+    if (rc != 0)
+        stats_kernel_free(out);
+    return rc;
+}

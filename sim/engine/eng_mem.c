@@ -1,0 +1,295 @@
+/* eng_mem.c — memory instructions: coalescing into sectors, where each
+ * sector hits (L1, L2, DRAM), and the bandwidth servers that turn traffic
+ * into loaded latency.  docs/model.md ("Memory") gives the reasoning.
+ *
+ * Servers: the per-SM L1/TEX stage, the GPU-wide L2 and DRAM each serve
+ * bytes at a fixed rate.  A request of B bytes arriving at time x starts at
+ * max(x, free), the server is then busy for B / rate cycles, and the data is
+ * usable the configured unloaded latency after the server finishes.  The
+ * engine processes SMs in global time order, so requests reach the shared
+ * servers in time order and queueing delay is causal.
+ *
+ * Hit draws: where a footprint exceeds a capacity for a random pattern a
+ * sector hits with probability capacity / footprint.  The draw is a hash of
+ * (seed, warp, dynamic instruction, sector, level), not a stateful RNG, so it
+ * does not depend on the order the engine happens to visit warps (the
+ * skipping and no-skip runs draw the same numbers).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include "engine/eng_internal.h"
+
+void mem_init(struct eng_run *r)
+{
+    const struct arch *a = r->a;
+    r->mem.l2_free = 0.0;
+    r->mem.dram_free = 0.0;
+    r->mem.l1_rate = a->l1_bytes_per_clk;
+    r->mem.l2_rate = a->l2_bytes_per_clk;
+    r->mem.dram_rate = arch_dram_bytes_per_clk(a);
+    /* The unified L1/shared array: what the carveout leaves is L1. */
+    double l1 = (double)a->l1_smem_kb * 1024.0 - (double)r->st->occ.smem_config_bytes;
+    r->mem.l1_cap = l1 > 0 ? l1 : 0;
+    r->mem.l2_cap = (double)a->l2_size_kb * 1024.0;
+    r->mem.seed = r->o->seed;
+}
+
+int mem_queue_of(const struct tr_inst *in)
+{
+    if (in->kind != TR_K_LOAD && in->kind != TR_K_STORE && in->kind != TR_K_ATOMIC)
+        return 0;
+    if (in->space == TR_SP_SHARED || in->space == TR_SP_CONST)
+        return 2;
+    return 1;
+}
+
+int queue_busy(const struct eng_queue *q, uint64_t t, uint64_t *until)
+{
+    int n = 0;
+    uint64_t first = ENG_NEVER;
+    for (int i = 0; i < q->cap; i++)
+        if (q->free_at[i] > t) {
+            n++;
+            if (q->free_at[i] < first)
+                first = q->free_at[i];
+        }
+    if (n < q->cap)
+        return 0;
+    *until = first;
+    return 1;
+}
+
+void queue_push(struct eng_queue *q, uint64_t t, uint64_t free_at)
+{
+    for (int i = 0; i < q->cap; i++)
+        if (q->free_at[i] <= t) {
+            q->free_at[i] = free_at;
+            return;
+        }
+}
+
+static int popcount32(uint32_t x)
+{
+    return __builtin_popcount(x);
+}
+
+static int count_unique(uint64_t *v, int n)
+{
+    /* insertion sort, n <= 128 */
+    for (int i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+    int u = n > 0;
+    for (int i = 1; i < n; i++)
+        u += v[i] != v[i - 1];
+    return u;
+}
+
+int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d)
+{
+    int lanes = popcount32(d->active_mask);
+    if (lanes == 0)
+        return 0;
+    uint64_t S = (uint64_t)a->sector_bytes;
+    uint64_t w = in->width ? in->width : 4;
+    uint64_t per_lane = (w + S - 1) / S;
+    switch (in->pattern) {
+    case TR_PAT_STRIDED:
+        if (in->stride >= S)
+            return (int)((uint64_t)lanes * per_lane);
+        return (int)(((uint64_t)(lanes - 1) * in->stride + w + S - 1) / S);
+    case TR_PAT_RANDOM:
+        return (int)((uint64_t)lanes * per_lane);
+    case TR_PAT_BROADCAST:
+        return (int)per_lane;
+    case TR_PAT_ADDRESSES:
+        if (d->naddr > 0 && d->addr) {
+            uint64_t sec[128];
+            int n = 0;
+            for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
+                uint64_t lo = d->addr[i] / S, hi = (d->addr[i] + w - 1) / S;
+                for (uint64_t s = lo; s <= hi && n < 128; s++)
+                    sec[n++] = s;
+            }
+            return count_unique(sec, n);
+        }
+        /* no addresses given: assume a coalesced access */
+        /* fall through */
+    case TR_PAT_COALESCED:
+    default:
+        return (int)(((uint64_t)lanes * w + S - 1) / S);
+    }
+}
+
+/* Probability that a sector of this instruction hits a cache of capacity c.
+ * footprint <= capacity: the stream fits and is reused -> hit.  Larger:
+ * random reuse hits with probability c / footprint; a streaming pattern
+ * touches each sector once -> miss.  -1: footprint unknown (0). */
+static double hit_p(const struct tr_inst *in, double c)
+{
+    double f = (double)in->footprint;
+    if (in->footprint == 0)
+        return -1.0;
+    if (f <= c)
+        return 1.0;
+    if (in->pattern == TR_PAT_RANDOM || in->pattern == TR_PAT_ADDRESSES)
+        return c / f;
+    return 0.0;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    /* splitmix64 finaliser (Steele, Lea, Flood 2014) */
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Of n sectors, how many hit with probability p (deterministic draws). */
+static int draw_hits(int n, double p, uint64_t key)
+{
+    if (p >= 1.0)
+        return n;
+    if (p <= 0.0)
+        return 0;
+    int h = 0;
+    for (int j = 0; j < n; j++) {
+        uint64_t u = mix64(key + (uint64_t)j * 0xD1B54A32D192ED03ull);
+        if ((double)(u >> 11) * (1.0 / 9007199254740992.0) < p)
+            h++;
+    }
+    return h;
+}
+
+static double dmax(double x, double y)
+{
+    return x > y ? x : y;
+}
+
+static uint64_t cycle_ceil(double x, uint64_t t)
+{
+    double c = ceil(x);
+    uint64_t u = c <= 0 ? 0 : (uint64_t)c;
+    return u > t ? u : t + 1;
+}
+
+void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
+               struct eng_warp *w, uint64_t t)
+{
+    const struct arch *a = r->a;
+    const struct tr_inst *in = w->ni;
+    const struct tr_dyn *d = &w->dyn;
+    struct stats_kernel *st = r->st;
+    int is_store = in->kind == TR_K_STORE;
+    int is_atom = in->kind == TR_K_ATOMIC;
+    uint64_t ready, sent;
+    int kind;
+
+    if (mem_queue_of(in) == 2) {
+        /* Shared memory (and constant loads) through the MIO queue to the
+         * SM's shared-memory unit, one wavefront per cycle: a k-way bank
+         * conflict serialises k wavefronts, wide accesses need one
+         * wavefront per banks*4 bytes. */
+        int lanes = popcount32(d->active_mask);
+        if (lanes == 0) {
+            ready = sent = t + 1;
+        } else {
+            uint64_t wf = in->conflict > 1 ? in->conflict : 1;
+            if (in->space == TR_SP_SHARED) {
+                uint64_t row = (uint64_t)a->smem_banks * 4;
+                uint64_t data = ((uint64_t)lanes * (in->width ? in->width : 4) + row - 1) / row;
+                if (data > wf)
+                    wf = data;
+            }
+            uint64_t start = t > sm->smem_free ? t : sm->smem_free;
+            sm->smem_free = start + wf;
+            sent = start + wf;
+            int lat = in->space == TR_SP_SHARED ? a->smem_latency : a->l1_latency;
+            ready = start + wf - 1 + (uint64_t)(lat > 0 ? lat : 0);
+            if (ready <= t)
+                ready = t + 1;
+        }
+        queue_push(&sp->mio, t, sent);
+        kind = SBK_SHORT;
+    } else {
+        int nsec = mem_sectors(a, in, d);
+        if (nsec == 0) {
+            ready = sent = t + 1;
+        } else {
+            double S = (double)a->sector_bytes;
+            uint64_t wuid = (uint64_t)w->block * (uint64_t)r->wpb + w->wib;
+            uint64_t key = mix64(r->mem.seed ^ mix64(wuid * 0x100000001B3ull + w->cur.seq));
+            /* L1/TEX stage: every sector passes the tag stage. */
+            double s1 = dmax((double)t, sm->l1_free);
+            sm->l1_free = s1 + nsec * S / r->mem.l1_rate;
+            double t1 = sm->l1_free;
+            sent = cycle_ceil(t1, t);
+            /* Loads may hit L1; stores write through and atomics run at L2. */
+            int h1 = 0;
+            if (!is_store && !is_atom) {
+                double p1 = hit_p(in, r->mem.l1_cap);
+                h1 = draw_hits(nsec, p1 < 0 ? 0.0 : p1, key ^ 1);
+                st->l1_sectors += (uint64_t)nsec;
+                st->l1_sector_hits += (uint64_t)h1;
+            }
+            double rdy = h1 ? t1 + a->l1_latency : 0.0;
+            int m = nsec - h1;
+            if (m > 0) {
+                double s2 = dmax(t1, r->mem.l2_free);
+                r->mem.l2_free = s2 + m * S / r->mem.l2_rate;
+                double t2 = r->mem.l2_free;
+                double p2 = hit_p(in, r->mem.l2_cap);
+                if (p2 < 0)
+                    p2 = 1.0; /* unknown footprint: assume L2-resident */
+                int h2, m3, wb = 0;
+                if (is_store) {
+                    /* write-back L2: a store allocates and "hits"; the part
+                     * that does not fit is written back to DRAM. */
+                    h2 = m;
+                    m3 = 0;
+                    wb = m - draw_hits(m, p2, key ^ 2);
+                    rdy = dmax(rdy, t2 + a->l2_latency);
+                } else {
+                    h2 = draw_hits(m, p2, key ^ 2);
+                    m3 = m - h2;
+                    if (h2)
+                        rdy = dmax(rdy, t2 + a->l2_latency);
+                }
+                if (m3 + wb > 0) {
+                    double s3 = dmax(t2, r->mem.dram_free);
+                    r->mem.dram_free = s3 + (m3 + wb) * S / r->mem.dram_rate;
+                    if (m3)
+                        rdy = dmax(rdy, r->mem.dram_free + a->dram_latency);
+                }
+                st->l2_sectors += (uint64_t)m;
+                st->l2_sector_hits += (uint64_t)h2;
+                st->l2_bytes += (uint64_t)m * (uint64_t)a->sector_bytes;
+                st->dram_bytes += (uint64_t)(m3 + wb) * (uint64_t)a->sector_bytes;
+            }
+            ready = cycle_ceil(rdy, t);
+        }
+        queue_push(&sp->lg, t, sent);
+        kind = SBK_LONG;
+    }
+
+    if (in->dep != TR_DEP_PIPE)
+        kind = dep_kind(in->dep); /* the opcode knows better than the space */
+    if (!is_store)
+        for (int i = 0; i < in->ndst; i++)
+            sb_add(&w->sb, in->dst[i], ready, kind, t);
+    /* Sources are read when the request leaves its queue (WAR hold). */
+    for (int i = 0; i < in->nsrc; i++)
+        sb_add(&w->sb, in->src[i], sent, kind | SBK_READ, t);
+    if (ready > w->mem_done)
+        w->mem_done = ready;
+    if ((is_store || is_atom) && ready > w->store_done)
+        w->store_done = ready;
+}

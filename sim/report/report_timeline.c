@@ -1,0 +1,317 @@
+/* report_timeline.c — --timeline FILE.json: warp states and block lifetimes
+ * as Chrome trace-event JSON ("X" complete events), which Perfetto
+ * (ui.perfetto.dev) and chrome://tracing open.  pid = SM, tid = warp slot
+ * (smsp * slots + slot), event name = warp state; blocks sit on extra tids
+ * of their SM, one lane per concurrently resident block.  Kernels follow one
+ * another on one time axis; a "kernels" process shows their spans.
+ *
+ * Size is bounded: only cycles [0, max_cycles) of SMs [0, max_sms) and at most
+ * max_events events are kept; the document's otherData says what was kept.
+ * Consecutive intervals of one warp in one state are merged into one event.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "report/report.h"
+
+enum { TL_BLOCK_TID = 1000 }; /* first tid of the block lanes of an SM */
+
+struct tl_warp {
+    uint64_t from, to;  /* global cycles [from, to)            */
+    uint32_t block;     /* block index in its kernel           */
+    uint32_t warp;      /* warp index in the block             */
+    int sm;             /* SM (pid)                            */
+    int tid;            /* warp slot within the SM             */
+    int state;          /* enum warp_state                     */
+};
+
+struct tl_block {
+    uint64_t from, to;  /* global cycles [from, to)            */
+    uint32_t block;     /* block index in its kernel           */
+    int sm;             /* SM (pid)                            */
+    int kernel;         /* kernel ordinal                      */
+};
+
+struct tl_kernel {
+    char name[128];     /* kernel name                         */
+    uint64_t from, to;  /* global cycles                       */
+};
+
+struct report_timeline {
+    struct report_timeline_opts o; /* limits                          */
+    double mhz;                    /* SM clock, cycles per microsecond */
+    int smsps, slots;              /* slot layout per SM               */
+    int sm_count;                  /* SMs of the GPU (pid of "kernels") */
+    uint64_t offset;               /* global cycle of this kernel's 0  */
+    int kernel;                    /* ordinal of the running kernel    */
+    int truncated;                 /* max_events was reached           */
+    struct tl_warp *w;             /* warp events                      */
+    size_t nw, capw;
+    struct tl_block *b;            /* block events                     */
+    size_t nb, capb;
+    struct tl_kernel *k;           /* kernel spans                     */
+    size_t nk, capk;
+    long *last;                    /* per (sm, smsp, slot): index into w of its
+                                      last event this kernel, or -1       */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static void forget_last(struct report_timeline *t)
+{
+    size_t n = (size_t)t->o.max_sms * (size_t)t->smsps * (size_t)t->slots;
+    for (size_t i = 0; i < n; i++)
+        t->last[i] = -1;
+}
+
+struct report_timeline *report_timeline_new(const struct arch *a,
+                                            const struct report_timeline_opts *o)
+{
+    struct report_timeline *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->o = *o;
+    if (t->o.max_sms > a->sm_count)
+        t->o.max_sms = a->sm_count;
+    if (t->o.max_sms < 0)
+        t->o.max_sms = 0;
+    t->sm_count = a->sm_count;
+    t->mhz = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1.0;
+    t->smsps = a->subpartitions > 0 ? a->subpartitions : 1;
+    t->slots = (a->max_warps_per_sm + t->smsps - 1) / t->smsps;
+    if (t->slots < 1)
+        t->slots = 1;
+    size_t n = (size_t)t->o.max_sms * (size_t)t->smsps * (size_t)t->slots;
+    t->last = malloc((n ? n : 1) * sizeof *t->last);
+    if (!t->last) {
+        free(t);
+        return NULL;
+    }
+    forget_last(t);
+    return t;
+}
+
+uint64_t report_timeline_until(const struct report_timeline *t)
+{
+    return t->o.max_cycles > t->offset ? t->o.max_cycles - t->offset : 1;
+}
+
+static int room(struct report_timeline *t)
+{
+    if (t->nw + t->nb >= t->o.max_events) {
+        t->truncated = 1;
+        return 0;
+    }
+    return 1;
+}
+
+void report_timeline_warp_state(struct report_timeline *t, int sm, int smsp, int slot,
+                                uint32_t block, uint32_t warp, uint64_t from,
+                                uint64_t to, int state)
+{
+    if (sm < 0 || sm >= t->o.max_sms || smsp < 0 || smsp >= t->smsps ||
+        slot < 0 || slot >= t->slots || to <= from)
+        return;
+    from += t->offset;
+    to += t->offset;
+    if (from >= t->o.max_cycles)
+        return;
+    if (to > t->o.max_cycles)
+        to = t->o.max_cycles;
+    int tid = smsp * t->slots + slot;
+    long *last = &t->last[((size_t)sm * (size_t)t->smsps + (size_t)smsp) * (size_t)t->slots
+                          + (size_t)slot];
+    if (*last >= 0) {
+        struct tl_warp *e = &t->w[*last];
+        if (e->to == from && e->state == state && e->block == block && e->warp == warp) {
+            e->to = to;
+            return;
+        }
+    }
+    if (!room(t) || grow((void **)&t->w, &t->capw, t->nw + 1, sizeof *t->w)) {
+        t->truncated = 1;
+        return;
+    }
+    t->w[t->nw] = (struct tl_warp){ from, to, block, warp, sm, tid, state };
+    *last = (long)t->nw++;
+}
+
+void report_timeline_block_life(struct report_timeline *t, int sm, uint32_t block,
+                                uint64_t from, uint64_t to)
+{
+    if (sm < 0 || sm >= t->o.max_sms || to < from)
+        return;
+    from += t->offset;
+    to += t->offset;
+    if (from >= t->o.max_cycles)
+        return;
+    if (to > t->o.max_cycles)
+        to = t->o.max_cycles;
+    if (!room(t) || grow((void **)&t->b, &t->capb, t->nb + 1, sizeof *t->b)) {
+        t->truncated = 1;
+        return;
+    }
+    t->b[t->nb++] = (struct tl_block){ from, to, block, sm, t->kernel };
+}
+
+void report_timeline_end_kernel(struct report_timeline *t, const char *name,
+                                uint64_t cycles)
+{
+    if (grow((void **)&t->k, &t->capk, t->nk + 1, sizeof *t->k) == 0) {
+        struct tl_kernel *k = &t->k[t->nk++];
+        snprintf(k->name, sizeof k->name, "%s", name);
+        k->from = t->offset;
+        k->to = t->offset + cycles;
+    } else {
+        t->truncated = 1;
+    }
+    t->offset += cycles;
+    t->kernel++;
+    forget_last(t);
+}
+
+/* Blocks by SM, then start, then kernel and index: a total order, so the
+ * lane assignment below is deterministic. */
+static int cmp_block(const void *pa, const void *pb)
+{
+    const struct tl_block *a = pa, *b = pb;
+    if (a->sm != b->sm) return a->sm < b->sm ? -1 : 1;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->kernel != b->kernel) return a->kernel < b->kernel ? -1 : 1;
+    if (a->block != b->block) return a->block < b->block ? -1 : 1;
+    return a->to < b->to ? -1 : a->to > b->to;
+}
+
+/* Microseconds (trace-event time unit) of a cycle count. */
+static void us(FILE *f, const struct report_timeline *t, uint64_t cycles)
+{
+    fprintf(f, "%.6f", (double)cycles / t->mhz);
+}
+
+static void meta(FILE *f, int *first, const char *what, int pid, int tid, const char *name)
+{
+    fprintf(f, "%s    {\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"args\": {\"name\": ",
+            *first ? "" : ",\n", what, pid, tid);
+    report_json_string(f, name);
+    fputs("}}", f);
+    *first = 0;
+}
+
+int report_timeline_write(const struct report_timeline *t, const char *config, FILE *f)
+{
+    struct tl_block *b = NULL;
+    if (t->nb) {
+        b = malloc(t->nb * sizeof *b);
+        if (!b)
+            return -1;
+        memcpy(b, t->b, t->nb * sizeof *b);
+        qsort(b, t->nb, sizeof *b, cmp_block);
+    }
+    int kpid = t->sm_count; /* the "kernels" process follows every SM */
+    fputs("{\n  \"traceEvents\": [\n", f);
+    int first = 1;
+    char name[64];
+    for (int sm = 0; sm < t->o.max_sms; sm++) {
+        snprintf(name, sizeof name, "SM %d", sm);
+        meta(f, &first, "process_name", sm, 0, name);
+        for (int p = 0; p < t->smsps; p++)
+            for (int s = 0; s < t->slots; s++) {
+                snprintf(name, sizeof name, "SMSP %d warp slot %d", p, s);
+                meta(f, &first, "thread_name", sm, p * t->slots + s, name);
+            }
+    }
+    meta(f, &first, "process_name", kpid, 0, "kernels");
+    for (size_t i = 0; i < t->nk; i++) {
+        fprintf(f, "%s    {\"name\": ", first ? "" : ",\n");
+        first = 0;
+        report_json_string(f, t->k[i].name);
+        fprintf(f, ", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"ts\": ", kpid);
+        us(f, t, t->k[i].from);
+        fputs(", \"dur\": ", f);
+        us(f, t, t->k[i].to - t->k[i].from);
+        fprintf(f, ", \"args\": {\"kernel\": %zu, \"cycle\": %llu, \"cycles\": %llu}}", i,
+                (unsigned long long)t->k[i].from,
+                (unsigned long long)(t->k[i].to - t->k[i].from));
+    }
+    for (size_t i = 0; i < t->nw; i++) {
+        const struct tl_warp *e = &t->w[i];
+        fprintf(f, ",\n    {\"name\": \"%s\", \"cat\": \"warp\", \"ph\": \"X\", \"pid\": %d, "
+                "\"tid\": %d, \"ts\": ", stats_state_name(e->state), e->sm, e->tid);
+        us(f, t, e->from);
+        fputs(", \"dur\": ", f);
+        us(f, t, e->to - e->from);
+        fprintf(f, ", \"args\": {\"block\": %u, \"warp\": %u, \"cycle\": %llu, \"cycles\": %llu}}",
+                e->block, e->warp, (unsigned long long)e->from,
+                (unsigned long long)(e->to - e->from));
+    }
+    /* Greedy lanes: a block takes the lowest lane of its SM free at its start. */
+    uint64_t *lane_end = NULL;
+    size_t nlanes = 0, caplanes = 0;
+    int lane_sm = -1;
+    int ok = 0;
+    for (size_t i = 0; i < t->nb; i++) {
+        if (b[i].sm != lane_sm) {
+            lane_sm = b[i].sm;
+            nlanes = 0;
+        }
+        size_t lane = 0;
+        while (lane < nlanes && lane_end[lane] > b[i].from)
+            lane++;
+        if (lane == nlanes) {
+            if (grow((void **)&lane_end, &caplanes, nlanes + 1, sizeof *lane_end))
+                goto out;
+            nlanes++;
+        }
+        lane_end[lane] = b[i].to;
+        fprintf(f, ",\n    {\"name\": \"block %u\", \"cat\": \"block\", \"ph\": \"X\", "
+                "\"pid\": %d, \"tid\": %zu, \"ts\": ", b[i].block, b[i].sm, TL_BLOCK_TID + lane);
+        us(f, t, b[i].from);
+        fputs(", \"dur\": ", f);
+        us(f, t, b[i].to - b[i].from);
+        fprintf(f, ", \"args\": {\"kernel\": %d, \"block\": %u, \"cycle\": %llu, \"cycles\": %llu}}",
+                b[i].kernel, b[i].block, (unsigned long long)b[i].from,
+                (unsigned long long)(b[i].to - b[i].from));
+    }
+    fputs("\n  ],\n  \"displayTimeUnit\": \"ns\",\n  \"otherData\": {\n    \"generator\": \"smsim\",\n"
+          "    \"config\": ", f);
+    report_json_string(f, config);
+    fprintf(f, ",\n    \"time_unit\": \"ts and dur in microseconds at %.3f MHz; args.cycle in SM cycles\",\n"
+            "    \"recorded\": \"cycles 0..%llu of SMs 0..%d (--timeline-cycles, --timeline-sms)\",\n"
+            "    \"max_cycles\": %llu,\n    \"max_sms\": %d,\n    \"max_events\": %zu,\n"
+            "    \"truncated\": %s\n  }\n}\n",
+            t->mhz, (unsigned long long)(t->o.max_cycles ? t->o.max_cycles - 1 : 0),
+            t->o.max_sms - 1, (unsigned long long)t->o.max_cycles, t->o.max_sms,
+            t->o.max_events, t->truncated ? "true" : "false");
+    ok = 1;
+out:
+    free(lane_end);
+    free(b);
+    if (!ok)
+        return -1;
+    return ferror(f) ? -1 : 0;
+}
+
+void report_timeline_free(struct report_timeline *t)
+{
+    if (!t)
+        return;
+    free(t->w);
+    free(t->b);
+    free(t->k);
+    free(t->last);
+    free(t);
+}

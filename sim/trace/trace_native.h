@@ -1,0 +1,32 @@
+/* trace_native.h — the native text trace reader (docs/trace-format.md).
+ * Used by trace_open(); tests include it for the statistics below.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_TRACE_NATIVE_H
+#define SMSIM_TRACE_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/trace.h"
+
+enum { TR_NATIVE_MAX_INCLUDE = 16, TR_NATIVE_MAX_NEST = 64 };
+
+/* Parse `path` (and its includes), appending its kernels to *out (which the
+ * caller initialised; on error the kernels already appended stay in *out for
+ * the caller to free).  Returns 0, or -1 with "file:line:col: message" in err. */
+int trace_native_open(const char *path, struct trace_file *out, char err[TRACE_ERR_MAX]);
+
+/* Static size of a native kernel: what the reader keeps in memory. */
+struct tr_native_stats {
+    uint32_t insts;   /* static instructions                                  */
+    uint32_t ops;     /* program entries (instructions + control)             */
+    uint32_t exprs;   /* dynamic (block/warp-dependent) expressions           */
+    int dynamic;      /* 1 if control flow depends on block or warp           */
+    size_t bytes;     /* bytes of program storage (excluding slack)           */
+};
+
+/* Fill *st for a kernel opened by the native reader; -1 for other readers. */
+int tr_native_stats(const struct trace_kernel *k, struct tr_native_stats *st);
+
+#endif

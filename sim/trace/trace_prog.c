@@ -1,0 +1,212 @@
+/* trace_prog.c — running a compiled native kernel (see trace_prog.h).
+ *
+ * warp_next allocates nothing: all per-warp state lives in the fixed-size
+ * cursor (pc, loop counters), the program is shared read-only by every warp.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdlib.h>
+#include "trace/trace_prog.h"
+
+static int64_t op_value(const struct nt_prog *p, const struct nt_op *op,
+                        const struct tr_expr_env *env)
+{
+    if (op->flags & NT_F_CONST)
+        return (int64_t)op->arg;
+    const struct nt_expr *e = &p->exprs[op->arg];
+    return tr_expr_eval(p->code + e->off, (int)e->n, env);
+}
+
+static void make_env(const struct nt_prog *p, uint32_t block, uint32_t warp,
+                     struct tr_expr_env *env)
+{
+    env->block = block;
+    env->warp = warp;
+    env->gx = p->gx;
+    env->gy = p->gy;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    if (a && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+/* Loop trip count as the cursor stores it: <= 0 is no trip, above 2^32-1
+ * saturates (documented in docs/trace-format.md). */
+static uint32_t trips_of(int64_t v)
+{
+    if (v <= 0)
+        return 0;
+    if (v > (int64_t)UINT32_MAX)
+        return UINT32_MAX;
+    return (uint32_t)v;
+}
+
+uint64_t nt_count_range(const struct nt_prog *p, uint32_t from, uint32_t to,
+                        const struct tr_expr_env *env, int *exited)
+{
+    uint64_t total = 0;
+    uint32_t pc = from;
+    *exited = 0;
+    while (pc < to) {
+        const struct nt_op *op = &p->ops[pc];
+        switch (op->type) {
+        case NT_INST:
+            total = sat_add(total, 1);
+            if (op->flags & NT_F_EXIT) {
+                *exited = 1;
+                return total;
+            }
+            pc++;
+            break;
+        case NT_LOOP: {
+            uint32_t n = trips_of(op_value(p, op, env));
+            if (n) {
+                int ex;
+                /* body is [pc+1, target-1): target is past the end entry */
+                uint64_t body = nt_count_range(p, pc + 1, op->target - 1, env, &ex);
+                total = sat_add(total, sat_mul(body, n));
+            }
+            pc = op->target;
+            break;
+        }
+        case NT_COND:
+            pc = op_value(p, op, env) ? pc + 1 : op->target;
+            break;
+        case NT_JUMP:
+            pc = op->target;
+            break;
+        default: /* NT_ENDLOOP is never inside a counted range */
+            pc++;
+            break;
+        }
+    }
+    return total;
+}
+
+uint64_t nt_count(const struct nt_prog *p, uint32_t block, uint32_t warp)
+{
+    struct tr_expr_env env;
+    int ex;
+    make_env(p, block, warp, &env);
+    return nt_count_range(p, 0, p->nops, &env, &ex);
+}
+
+static int nt_warp_begin(struct trace_kernel *k, uint32_t block, uint32_t warp,
+                         struct tr_cursor *c)
+{
+    const struct nt_prog *p = k->impl;
+    if ((uint64_t)block >= p->blocks || warp >= p->warps)
+        return -1;
+    c->pc = 0;
+    c->block = block;
+    c->warp = warp;
+    c->depth = 0;
+    for (int i = 0; i < TR_MAX_DEPTH; i++)
+        c->left[i] = 0;
+    c->seq = 0;
+    c->state = NULL;
+    return 0;
+}
+
+static const struct tr_inst *nt_warp_next(struct trace_kernel *k, struct tr_cursor *c,
+                                          struct tr_dyn *dyn)
+{
+    const struct nt_prog *p = k->impl;
+    struct tr_expr_env env;
+    make_env(p, c->block, c->warp, &env);
+    while (c->pc < p->nops) {
+        const struct nt_op *op = &p->ops[c->pc];
+        switch (op->type) {
+        case NT_INST: {
+            const struct tr_inst *in = &p->insts[op->arg];
+            c->pc = (op->flags & NT_F_EXIT) ? p->nops : c->pc + 1;
+            c->seq++;
+            if (dyn) {
+                dyn->active_mask = in->active;
+                dyn->naddr = 0;
+                dyn->addr = NULL;
+            }
+            return in;
+        }
+        case NT_LOOP: {
+            uint32_t n = trips_of(op_value(p, op, &env));
+            if (n && (op->flags & NT_F_MAYBE_EMPTY)) {
+                int ex;
+                if (nt_count_range(p, c->pc + 1, op->target - 1, &env, &ex) == 0)
+                    n = 0; /* this warp's body is empty: skip all trips at once */
+            }
+            if (!n) {
+                c->pc = op->target;
+            } else {
+                c->left[c->depth++] = n;
+                c->pc++;
+            }
+            break;
+        }
+        case NT_ENDLOOP:
+            if (--c->left[c->depth - 1] > 0) {
+                c->pc = op->target;
+            } else {
+                c->depth--;
+                c->pc++;
+            }
+            break;
+        case NT_COND:
+            c->pc = op_value(p, op, &env) ? c->pc + 1 : op->target;
+            break;
+        default: /* NT_JUMP */
+            c->pc = op->target;
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void nt_warp_end(struct trace_kernel *k, struct tr_cursor *c)
+{
+    (void)k;
+    c->state = NULL;
+}
+
+void nt_prog_free(struct nt_prog *p)
+{
+    if (!p)
+        return;
+    free(p->ops);
+    free(p->insts);
+    free(p->code);
+    free(p->exprs);
+    free(p);
+}
+
+static void nt_destroy(struct trace_kernel *k)
+{
+    if (!k)
+        return;
+    nt_prog_free(k->impl);
+    free(k);
+}
+
+static uint64_t nt_warp_count(struct trace_kernel *k, uint32_t block, uint32_t warp)
+{
+    const struct nt_prog *p = k->impl;
+    if ((uint64_t)block >= p->blocks || warp >= p->warps)
+        return UINT64_MAX;
+    return nt_count(p, block, warp);
+}
+
+const struct trace_ops nt_trace_ops = {
+    .warp_begin = nt_warp_begin,
+    .warp_next = nt_warp_next,
+    .warp_end = nt_warp_end,
+    .destroy = nt_destroy,
+    .warp_count = nt_warp_count,
+};

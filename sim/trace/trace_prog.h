@@ -1,0 +1,80 @@
+/* trace_prog.h — a compiled native kernel: a flat program of instructions and
+ * control entries (loop begin/end, conditions, jumps), one per kernel however
+ * large its trip counts.  Built by trace_native.c, run by trace_prog.c.
+ * Internal to the trace module (and its tests).
+ *
+ * Execution model (warp_next): the cursor's pc indexes ops[].  A loop entry
+ * evaluates its trip count once per entry and pushes it on the cursor's
+ * left[] stack; its end entry decrements and jumps back; a condition jumps
+ * past its body when false; a jump skips an else branch.  Conditions and trip
+ * counts depend only on (block, warp) and launch constants, so a warp's path
+ * is fixed; a loop whose body could produce no instruction for some warp is
+ * flagged and skipped whole when that warp's body is empty, so warp_next is
+ * O(1) amortized per returned instruction and never allocates.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_TRACE_PROG_H
+#define SMSIM_TRACE_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/trace.h"
+#include "trace/trace_expr.h"
+
+enum nt_op_type {
+    NT_INST,    /* return insts[arg]                                          */
+    NT_LOOP,    /* trips = value; 0 -> pc = target (past the end entry)       */
+    NT_ENDLOOP, /* if --left > 0 pc = target (first body entry)               */
+    NT_COND,    /* if value == 0 pc = target (else branch or end)             */
+    NT_JUMP     /* pc = target                                                */
+};
+
+enum {
+    NT_F_CONST = 1,       /* LOOP/COND: arg is the literal value, not an expr */
+    NT_F_EXIT = 2,        /* INST: the warp's stream ends after it            */
+    NT_F_MAYBE_EMPTY = 4  /* LOOP: body may produce nothing for some warps    */
+};
+
+struct nt_op {
+    uint8_t type;    /* enum nt_op_type                                       */
+    uint8_t flags;   /* NT_F_*                                                */
+    uint16_t pad;    /* (explicit layout)                                     */
+    uint32_t target; /* jump target (op index)                                */
+    uint64_t arg;    /* inst index, literal value, or expr index              */
+};
+
+struct nt_expr {
+    uint32_t off;    /* first operation in nt_prog.code                        */
+    uint32_t n;      /* operations                                            */
+};
+
+struct nt_prog {
+    struct nt_op *ops;        /* the program                                  */
+    uint32_t nops;            /* entries in ops                               */
+    struct tr_inst *insts;    /* static instructions                          */
+    uint32_t ninsts;          /* entries in insts                             */
+    struct tr_expr_op *code;  /* postfix code of all dynamic expressions      */
+    uint32_t ncode;           /* entries in code                              */
+    struct nt_expr *exprs;    /* dynamic expressions                          */
+    uint32_t nexprs;          /* entries in exprs                             */
+    int dynamic;              /* 1 if some control depends on block or warp   */
+    uint64_t blocks;          /* blocks in the grid                           */
+    uint32_t warps;           /* warps per block                              */
+    int64_t gx, gy;           /* grid x, y (bx/by/bz in expressions)           */
+};
+
+/* The reader's operations (warp_begin, warp_next, ...). */
+extern const struct trace_ops nt_trace_ops;
+
+/* Exact instructions of (block, warp) by walking the structure (loops
+ * multiplied, not unrolled); saturates at UINT64_MAX. */
+uint64_t nt_count(const struct nt_prog *p, uint32_t block, uint32_t warp);
+
+/* Instructions in ops[from, to) for env (body of a loop, no EXIT inside). */
+uint64_t nt_count_range(const struct nt_prog *p, uint32_t from, uint32_t to,
+                        const struct tr_expr_env *env, int *exited);
+
+void nt_prog_free(struct nt_prog *p);
+
+#endif

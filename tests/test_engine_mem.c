@@ -1,0 +1,184 @@
+/* test_engine_mem.c — coalescing, cache levels and the bandwidth servers.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "test_engine_util.h"
+
+static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engine_opts *o,
+                   struct stats_kernel *st)
+{
+    char err[512];
+    if (engine_run(a, &t->k, o, st, err) != 0)
+        fail_msg("engine_run: %s", err);
+}
+
+/* Long-scoreboard cycles per trip of a warp (a proxy for the loaded
+ * latency it sees: it issues 8 loads, then the next trip waits on the
+ * first). */
+struct lat_obs {
+    uint64_t cycles; /* long_scoreboard cycles */
+    uint64_t n;      /* intervals              */
+};
+
+static void obs_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
+                      uint64_t from, uint64_t to, int st)
+{
+    struct lat_obs *l = ud;
+    (void)sm, (void)smsp, (void)slot, (void)block, (void)warp;
+    if (st == WS_LONG_SCOREBOARD) {
+        l->cycles += to - from;
+        l->n++;
+    }
+}
+
+static double loaded_trips(uint64_t warps, uint32_t loops)
+{
+    return (double)warps * (double)(loops - 1); /* the last trip drains instead */
+}
+
+/* Streaming: every warp issues 8 independent coalesced LDG (128 B each)
+ * over a footprint far above L2, so every sector comes from DRAM once.  The
+ * next trip's loads overwrite the same registers (WAW), so a warp keeps at
+ * most 8 loads in flight.  8 SMs x 64 warps x 1 KB in flight is far more
+ * than bandwidth x latency (200 B/cycle x 700), so DRAM is the bottleneck:
+ * bytes / cycles must match the configured 200 B/cycle, and the latency a
+ * warp sees must rise well above the unloaded 700 cycles. */
+static void dram_saturates(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 8);
+    a.dram_gbps = 200; /* 1 GHz: 200 B/cycle */
+    a.l2_bytes_per_clk = 4096;
+    a.l1_bytes_per_clk = 128;
+    assert_true(arch_dram_bytes_per_clk(&a) > 199.999 && arch_dram_bytes_per_clk(&a) < 200.001);
+    struct tr_inst body[8];
+    for (int i = 0; i < 8; i++)
+        body[i] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 4 + i, 1, -1, 4, 1ull << 34);
+    const uint32_t loops = 12;
+    struct tu_kernel t;
+    tu_kernel_init(&t, 16, 1024, body, 8, loops);
+    struct engine_opts o;
+    tu_opts(&o);
+    struct lat_obs loaded = {0, 0}, idle = {0, 0};
+    struct engine_observer eo = {&loaded, obs_state, NULL, 0};
+    o.obs = &eo;
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    const uint64_t warps = 16 * 32;
+    assert_int_equal(st.dram_bytes, warps * loops * 8 * 128);
+    assert_int_equal(st.l2_sector_hits, 0);
+    assert_int_equal(st.l1_sector_hits, 0);
+    assert_int_equal(st.l1_sectors, warps * loops * 8 * 4);
+    double bw = (double)st.dram_bytes / (double)st.cycles_elapsed;
+    if (bw < 200 * 0.95 || bw > 200 * 1.0001)
+        fail_msg("DRAM bytes/cycle %.2f, configured 200", bw);
+    assert_true(tu_identity_ok(&st));
+    stats_kernel_free(&st);
+
+    /* the same trip with one warp on the GPU: the unloaded latency */
+    struct tu_kernel t1;
+    tu_kernel_init(&t1, 1, 32, body, 8, loops);
+    eo.ud = &idle;
+    run_ok(&a, &t1, &o, &st);
+    double lat_idle = (double)idle.cycles / (double)loaded_trips(1, loops);
+    double lat_loaded = (double)loaded.cycles / (double)loaded_trips(warps, loops);
+    /* one warp: 8 loads at 0..7, the first back at ~702: waits ~694 */
+    assert_true(lat_idle > 690 && lat_idle < 700);
+    assert_true(lat_loaded > 2 * lat_idle);
+    stats_kernel_free(&st);
+}
+
+/* L2 bandwidth: the same stream with a footprint that fits L2 saturates at
+ * l2_bytes_per_clk instead, with no DRAM traffic. */
+static void l2_saturates(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 8);
+    a.l2_bytes_per_clk = 256;
+    a.l1_bytes_per_clk = 1024;
+    struct tr_inst body[8];
+    for (int i = 0; i < 8; i++)
+        body[i] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 4 + i, 1, -1, 4, 8u << 20);
+    struct tu_kernel t;
+    tu_kernel_init(&t, 16, 1024, body, 8, 20);
+    struct engine_opts o;
+    tu_opts(&o);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.dram_bytes, 0);
+    assert_int_equal(st.l2_sector_hits, st.l2_sectors);
+    double bw = (double)st.l2_bytes / (double)st.cycles_elapsed;
+    if (bw < 256 * 0.95 || bw > 256 * 1.0001)
+        fail_msg("L2 bytes/cycle %.2f, configured 256", bw);
+    stats_kernel_free(&st);
+}
+
+/* Sectors per access pattern (32-byte sectors, 32 lanes). */
+static void coalescing(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    struct tr_inst body[6];
+    body[0] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 4, 1, -1, 4, 1024); /* 4 */
+    body[1] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 5, 1, -1, 16, 1024); /* 16 */
+    body[2] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_STRIDED, 6, 1, -1, 4, 1024); /* 32 */
+    body[2].stride = 64;
+    body[3] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_STRIDED, 7, 1, -1, 4, 1024); /* 8 */
+    body[3].stride = 8;
+    body[4] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_BROADCAST, 8, 1, -1, 4, 1024); /* 1 */
+    body[5] = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_RANDOM, 9, 1, -1, 4, 1024); /* 16 lanes */
+    body[5].active = 0x0000ffffu;
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 6, 1);
+    struct engine_opts o;
+    tu_opts(&o);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.l1_sectors, 4 + 16 + 32 + 8 + 1 + 16);
+    assert_int_equal(st.thread_inst, 5 * 32 + 16 + 32);
+    stats_kernel_free(&st);
+}
+
+/* Random pointer chase over a footprint 4x the L1 left by the carveout:
+ * about a quarter of the sectors hit L1 (hash draws), the rest hit L2. */
+static void random_hit_rate(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    struct tr_inst body[1] = {
+        tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_RANDOM, 4, 1, -1, 4, 0)};
+    struct tu_kernel t;
+    tu_kernel_init(&t, 4, 1024, body, 1, 20);
+    struct engine_opts o;
+    tu_opts(&o);
+    o.carveout_pct = 0; /* no shared memory: the whole 256 KB is L1 */
+    a.smem_reserved_per_block = 0;
+    body[0].footprint = 4ull * 256 * 1024;
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.occ.smem_config_bytes, 0);
+    double h1 = (double)st.l1_sector_hits / (double)st.l1_sectors;
+    assert_true(h1 > 0.23 && h1 < 0.27);
+    assert_int_equal(st.l2_sector_hits, st.l2_sectors);
+    assert_int_equal(st.l2_sectors, st.l1_sectors - st.l1_sector_hits);
+    stats_kernel_free(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dram_saturates),
+        cmocka_unit_test(l2_saturates),
+        cmocka_unit_test(coalescing),
+        cmocka_unit_test(random_hit_rate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
