@@ -10,6 +10,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config libyaml-dev libgsl-dev libcmocka-dev \
-    liblzma-dev gnuplot-nox python3 >/dev/null
+    liblzma-dev gnuplot-nox parallel python3 >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"

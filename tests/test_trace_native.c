@@ -429,7 +429,8 @@ static void test_include_errors(void **state)
     expect_error(D "does_not_exist.trace",
                  D "does_not_exist.trace: cannot open: No such file or directory");
     /* Accel-Sim detection hook */
-    expect_error(D "x.traceg", D "x.traceg: Accel-Sim traces are not supported yet");
+    expect_error(D "x.traceg", D "x.traceg:1:1: expected a '-key = value' header line or "
+                               "the '#traces format' line, got 'x'");
 }
 
 static void test_include_depth(void **state)

@@ -139,6 +139,10 @@ struct trace_kernel {
     struct tr_launch launch;     /* launch parameters                            */
     uint64_t warp_insts_hint;    /* total warp-instructions if known cheaply, else 0 */
     void *impl;                  /* reader-owned data                            */
+    const char *error;           /* after a failed warp_begin: the reader's one-line
+                                    "file:line:col: message" (reader-owned), or NULL */
+    uint64_t unknown_insts;      /* warp-instructions read so far whose opcode is not
+                                    in the SASS table (Accel-Sim reader; else 0)  */
 };
 
 struct trace_file {

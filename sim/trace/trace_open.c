@@ -4,14 +4,15 @@
  * (from the file name and its first non-blank line) and an open function.
  * The native format is the fallback, so a file that is not recognised as any
  * other format gets native syntax errors (the most useful message for a
- * hand-written trace).  The Accel-Sim reader (kernelslist.g / .traceg) plugs
- * in here: add its row before the native one.
+ * hand-written trace).  The Accel-Sim reader (kernelslist.g / .traceg[.xz],
+ * sim/trace/trace_accelsim.c) is tried first.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <stdlib.h>
 #include <string.h>
 #include "trace/trace.h"
+#include "trace/trace_accelsim.h"
 #include "trace/trace_native.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -38,8 +39,11 @@ static void first_line(const char *path, char *buf, size_t cap)
     fclose(fp);
 }
 
-/* Accel-Sim traces: a kernel list or a per-kernel .traceg (see
- * /work/shared/reference/accelsim-trace-format.md). */
+/* Accel-Sim traces: a kernel list or a per-kernel .traceg (docs/accelsim.md).
+ * By name (kernelslist.g, .traceg, .traceg.xz, .tracez) or by the first line:
+ * a '-kernel name' header, or a list's first command (MemcpyHtoD, or a
+ * "kernel-..." file name; a native trace's first keyword is "kernel " with a
+ * space, never "kernel-"). */
 static int is_accelsim(const char *path, const char *first)
 {
     const char *base = strrchr(path, '/');
@@ -47,15 +51,16 @@ static int is_accelsim(const char *path, const char *first)
     if (!strcmp(base, "kernelslist.g") || ends_with(path, ".traceg") ||
         ends_with(path, ".traceg.xz") || ends_with(path, ".tracez"))
         return 1;
-    return !strncmp(first, "-kernel name", 12) || !strncmp(first, "MemcpyHtoD", 10);
+    /* xz magic bytes: only Accel-Sim traces are read compressed */
+    if (!strncmp(first, "\xFD" "7zXZ", 5))
+        return 1;
+    return !strncmp(first, "-kernel name", 12) || !strncmp(first, "MemcpyHtoD", 10) ||
+           !strncmp(first, "kernel-", 7);
 }
 
 static int open_accelsim(const char *path, struct trace_file *out, char err[TRACE_ERR_MAX])
 {
-    (void)out;
-    /* Hook for the Accel-Sim reader (a later task). */
-    snprintf(err, TRACE_ERR_MAX, "%s: Accel-Sim traces are not supported yet", path);
-    return -1;
+    return trace_accelsim_open(path, NULL, out, err);
 }
 
 struct reader {

@@ -1,0 +1,537 @@
+/* cli_saturate.c — `smsim saturate`: how many resident warps hide a
+ * kernel's latency.  Sweeps resident blocks per SM from 1 to the occupancy
+ * limit (engine_opts.blocks_per_sm_cap), finds where the throughput stops
+ * rising, fits two saturating models, flags a decline past the peak, and
+ * compares with the Little's-law estimate from a lone warp's stream.
+ * docs/studies.md.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "arch/arch.h"
+#include "cli/cli.h"
+#include "occ/occ.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "study/study.h"
+
+enum { SAT_WALK_MAX = 2000000 }; /* lone-warp instructions walked (enough for a steady state) */
+
+static const char sat_help[] =
+    "usage: smsim saturate --config CFG.yaml TRACE [options]\n"
+    "  sweep resident warps per SM from one block to the occupancy limit and report\n"
+    "  where the throughput saturates, the plateau, a decline past the peak, and\n"
+    "  the Little's-law estimate of the warps needed to hide the kernel's latency\n"
+    "\n"
+    "options:\n"
+    "  --metric NAME          throughput metric (default sm__inst_executed.avg.per_cycle_active)\n"
+    "  --threshold F          saturation = first point >= F x plateau, 0 < F <= 1 (default 0.95)\n"
+    "  --tolerance F          decline past the peak counts above F x plateau (default 0.02)\n"
+    "  --format text|json     report format (default text)\n"
+    "  --plot FILE.svg|.png   draw the curve, the fits and the saturation point (gnuplot)\n"
+    "  --set sec.key=val      override a configuration key (repeatable)\n"
+    "  --jobs N               points simulated in parallel (default: online CPUs)\n"
+    "  --progress             progress bar on stderr even when it is not a terminal\n"
+    "  --kernel N             kernel of the trace (required when it has several)\n"
+    "  --seed N               RNG seed (default 1)\n"
+    "  -o FILE                write the report to FILE instead of stdout\n";
+
+static const char default_metric[] = "sm__inst_executed.avg.per_cycle_active";
+
+struct sat_args {
+    const char *config;           /* --config                        */
+    const char *trace;            /* TRACE                           */
+    const char *metric;           /* --metric                        */
+    const char *plot;             /* --plot                          */
+    const char *out;              /* -o                              */
+    double threshold;             /* --threshold                     */
+    double tolerance;             /* --tolerance                     */
+    int json;                     /* --format json                   */
+    int jobs;                     /* --jobs                          */
+    int progress;                 /* --progress                      */
+    int kernel;                   /* --kernel, -1 = the only one     */
+    uint64_t seed;                /* --seed                          */
+    struct arch_override *ov;     /* --set                           */
+    int nov;                      /* their count                     */
+};
+
+static int parse_frac(const char *opt, const char *s, double lo_excl, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !(x > lo_excl) || x > hi) {
+        fprintf(stderr, "smsim: %s '%s': expected a number in (%g, %g]\n", opt, s, lo_excl, hi);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sat_args *r)
+{
+    memset(r, 0, sizeof *r);
+    r->metric = default_metric;
+    r->threshold = 0.95;
+    r->tolerance = 0.02;
+    r->kernel = -1;
+    r->seed = 1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    r->jobs = n > 0 ? (int)n : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(sat_help, stdout);
+            return 3;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (r->trace) {
+                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
+                        arg);
+                return 1;
+            }
+            r->trace = arg;
+            continue;
+        }
+        if (!strcmp(arg, "--progress")) {
+            r->progress = 1;
+            continue;
+        }
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        static const char *const known[] = { "--config", "--metric", "--threshold",
+                                             "--tolerance", "--format", "--plot", "--set",
+                                             "--jobs", "--kernel", "--seed", "-o", NULL };
+        int k = 0;
+        while (known[k] && strcmp(known[k], name))
+            k++;
+        if (!known[k]) {
+            fprintf(stderr, "smsim: unknown option '%s' (see smsim saturate --help)\n", arg);
+            return 1;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: option %s needs a value\n", name);
+                return 1;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(name, "--config")) {
+            r->config = val;
+        } else if (!strcmp(name, "--metric")) {
+            r->metric = val;
+        } else if (!strcmp(name, "--threshold")) {
+            if (parse_frac(name, val, 0, 1, &r->threshold))
+                return 1;
+        } else if (!strcmp(name, "--tolerance")) {
+            if (parse_frac(name, val, 0, 1, &r->tolerance))
+                return 1;
+        } else if (!strcmp(name, "--format")) {
+            if (strcmp(val, "text") && strcmp(val, "json")) {
+                fprintf(stderr, "smsim: --format '%s': expected text or json\n", val);
+                return 1;
+            }
+            r->json = !strcmp(val, "json");
+        } else if (!strcmp(name, "--plot")) {
+            size_t n2 = strlen(val);
+            if (n2 < 5 || (strcmp(val + n2 - 4, ".svg") && strcmp(val + n2 - 4, ".png"))) {
+                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
+                return 1;
+            }
+            r->plot = val;
+        } else if (!strcmp(name, "--set")) {
+            if (cli_add_override(&r->ov, &r->nov, val))
+                return 1;
+        } else if (!strcmp(name, "--jobs")) {
+            if (cli_parse_int(name, val, 1, 4096, &r->jobs))
+                return 1;
+        } else if (!strcmp(name, "--kernel")) {
+            if (cli_parse_int(name, val, 0, 2147483647, &r->kernel))
+                return 1;
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(val, &end, 10);
+            if (!(val[0] >= '0' && val[0] <= '9') || *end || errno) {
+                fprintf(stderr, "smsim: --seed '%s': expected a non-negative integer\n", val);
+                return 1;
+            }
+            r->seed = x;
+        } else {
+            r->out = val;
+        }
+    }
+    if (!r->config) {
+        fputs("smsim: missing --config CFG.yaml (see smsim saturate --help)\n", stderr);
+        return 1;
+    }
+    if (!r->trace) {
+        fputs("smsim: missing TRACE file (see smsim saturate --help)\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/* Is `name` a metric stats_metrics() derives?  Names do not depend on the
+ * counters, so a zero run lists them. */
+static int metric_known(const struct arch *a, const char *name, const char **unit)
+{
+    struct stats_kernel s;
+    if (stats_kernel_init(&s, 1, a->subpartitions))
+        return 0;
+    struct stats_metric m[STATS_METRICS_MAX];
+    int n = stats_metrics(&s, a, m, STATS_METRICS_MAX);
+    stats_kernel_free(&s);
+    const struct stats_metric *f = stats_find(m, n, name);
+    if (f)
+        *unit = f->unit;
+    return f != NULL;
+}
+
+static void num(FILE *f, double v)
+{
+    report_json_number(f, v);
+}
+
+int cli_saturate(int argc, char **argv)
+{
+    struct sat_args r;
+    int rc = parse_args(argc, argv, &r);
+    if (rc) {
+        free(r.ov);
+        return rc == 3 ? 0 : rc;
+    }
+    rc = 1;
+    struct study_var var;
+    memset(&var, 0, sizeof var);
+    struct study_table t;
+    memset(&t, 0, sizeof t);
+    struct trace_file *tf = NULL;
+    double *x = NULL, *y = NULL;
+    char *rep = NULL, *gp = NULL;
+    size_t replen = 0, gplen = 0;
+    char err[STUDY_ERR_MAX];
+
+    struct arch a;
+    if (cli_load_arch(r.config, r.ov, r.nov, &a))
+        goto done;
+    const char *unit = "";
+    if (!metric_known(&a, r.metric, &unit)) {
+        fprintf(stderr, "smsim: --metric '%s': not a metric smsim reports (see docs/metrics.md)\n",
+                r.metric);
+        goto done;
+    }
+    char terr[TRACE_ERR_MAX];
+    tf = trace_open(r.trace, terr);
+    if (!tf) {
+        fprintf(stderr, "%s\n", terr);
+        goto done;
+    }
+    if (r.kernel < 0 && tf->nkernels != 1) {
+        fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel 0..%d\n", r.trace,
+                tf->nkernels, tf->nkernels - 1);
+        goto done;
+    }
+    if (r.kernel >= tf->nkernels) {
+        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", r.kernel,
+                tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
+        goto done;
+    }
+    if (r.kernel < 0)
+        r.kernel = 0;
+    struct trace_kernel *k = tf->kernels[r.kernel];
+    const struct tr_launch *l = &k->launch;
+    struct occ_launch ol;
+    memset(&ol, 0, sizeof ol);
+    ol.threads = (int)(l->block[0] * l->block[1] * l->block[2]);
+    ol.regs = l->regs;
+    ol.smem_static = l->smem_static;
+    ol.smem_dynamic = l->smem_dynamic;
+    ol.max_dynamic = -1;
+    ol.carveout_pct = -1;
+    ol.barriers = l->barriers;
+    struct occ_result occ;
+    if (occ_compute(&a, &ol, &occ) || occ.blocks_per_sm < 1) {
+        fprintf(stderr, "smsim: %s: kernel '%s' cannot run: %s\n", r.trace, l->name,
+                occ.detail[0] ? occ.detail : occ.error ? occ.error : "no block fits");
+        goto done;
+    }
+    /* more blocks per SM than the grid gives each SM change nothing */
+    uint64_t grid = tr_grid_blocks(l);
+    int bmax = occ.blocks_per_sm;
+    uint64_t per_sm = (grid + (uint64_t)a.sm_count - 1) / (uint64_t)a.sm_count;
+    int grid_limited = per_sm < (uint64_t)bmax;
+    if (grid_limited)
+        bmax = (int)per_sm;
+    int wpb = occ.warps_per_block;
+
+    /* the lone-warp walk (Little's law) */
+    struct study_little lw;
+    if (study_little_walk(&a, k, SAT_WALK_MAX, &lw, err)) {
+        fprintf(stderr, "smsim: %s: %s\n", r.trace, err);
+        goto done;
+    }
+    trace_close(tf);
+    tf = NULL;
+
+    if (r.plot && study_run_gnuplot("", 0, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    var.key = strdup("launch.blocks_per_sm");
+    var.kind = SK_BLOCKS_PER_SM;
+    var.values = calloc((size_t)bmax, sizeof *var.values);
+    if (!var.key || !var.values)
+        goto nomem;
+    for (int b = 1; b <= bmax; b++) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%d", b);
+        if (!(var.values[var.nvalues++] = strdup(buf)))
+            goto nomem;
+    }
+    struct study_plan p = { r.config, r.trace, r.kernel, r.ov, r.nov, &var, 1, r.seed, -1, 0 };
+    if (study_run(&p, r.jobs, r.progress || isatty(2), &t, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    int col = study_table_metric(&t, r.metric);
+    int ipc = study_table_metric(&t, default_metric);
+    int ach = study_table_metric(&t, "sm__warps_active.avg.per_cycle_active");
+    if (col < 0 || ipc < 0 || ach < 0) {
+        fprintf(stderr, "smsim: internal: metric missing from the sweep\n");
+        rc = 2;
+        goto done;
+    }
+    x = malloc((size_t)bmax * sizeof *x);
+    y = malloc((size_t)bmax * sizeof *y);
+    if (!x || !y)
+        goto nomem;
+    double ipc_peak = 0;
+    for (int i = 0; i < bmax; i++) {
+        x[i] = (double)(i + 1) * wpb;
+        y[i] = t.m[i * t.nmetrics + col];
+        if (!isfinite(y[i]))
+            y[i] = 0;
+        double v = t.m[i * t.nmetrics + ipc];
+        if (isfinite(v) && v > ipc_peak)
+            ipc_peak = v;
+    }
+    struct study_sat s;
+    study_saturation(x, y, bmax, r.threshold, r.tolerance, &s);
+    int nsp = a.subpartitions;
+    double maxw = occ.max_warps_per_sm > 0 ? occ.max_warps_per_sm : a.max_warps_per_sm;
+    double sat_w = x[s.sat];
+    double rate = ipc_peak / nsp; /* issue rate per scheduler at the plateau */
+    double ll_sched = study_little_warps(&lw, rate);
+    double ll_sm = ll_sched * nsp;
+    const char *by = ll_sched <= 1.05 ? "ILP" : lw.indep > 1.05 ? "TLP and ILP" : "TLP";
+
+    FILE *f = open_memstream(&rep, &replen);
+    if (!f)
+        goto nomem;
+    if (r.json) {
+        fputs("{\n  \"config\": ", f);
+        report_json_string(f, a.name);
+        fputs(",\n  \"kernel\": ", f);
+        report_json_string(f, t.kernel_name);
+        fputs(",\n  \"metric\": ", f);
+        report_json_string(f, r.metric);
+        fputs(",\n  \"threshold\": ", f);
+        num(f, r.threshold);
+        fprintf(f, ",\n  \"warps_per_block\": %d,\n  \"schedulers_per_sm\": %d,\n"
+                   "  \"max_warps_per_sm\": ", wpb, nsp);
+        num(f, maxw);
+        fprintf(f, ",\n  \"grid_limited\": %s", grid_limited ? "true" : "false");
+        fputs(",\n  \"saturation_warps_per_sm\": ", f);
+        num(f, sat_w);
+        fputs(",\n  \"saturation_warps_per_scheduler\": ", f);
+        num(f, sat_w / nsp);
+        fputs(",\n  \"saturation_occupancy_pct\": ", f);
+        num(f, sat_w / maxw * 100);
+        fputs(",\n  \"plateau\": ", f);
+        num(f, s.plateau);
+        fputs(",\n  \"peak_warps_per_sm\": ", f);
+        num(f, x[s.peak]);
+        fprintf(f, ",\n  \"peak_then_decline\": %s,\n  \"decline_pct\": ",
+                s.decline ? "true" : "false");
+        num(f, s.drop * 100);
+        fputs(",\n  \"littles_law_warps_per_sm\": ", f);
+        num(f, ll_sm);
+        fputs(",\n  \"littles_law_warps_per_scheduler\": ", f);
+        num(f, ll_sched);
+        fputs(",\n  \"littles_law\": {\"hidden_latency\": ", f);
+        report_json_string(f, study_lat_class_name(lw.dominant));
+        fputs(", \"latency_cycles\": ", f);
+        num(f, lw.latency);
+        fputs(", \"independent_insts\": ", f);
+        num(f, lw.indep);
+        fputs(", \"issue_rate_per_scheduler\": ", f);
+        num(f, rate);
+        fprintf(f, ", \"lone_warp_insts\": %llu, \"lone_warp_cycles\": %llu, \"hidden_by\": ",
+                (unsigned long long)lw.insts, (unsigned long long)lw.cycles);
+        report_json_string(f, by);
+        fputs("},\n  \"fit\": {\n    \"roofline\": ", f);
+        if (s.roof_ok) {
+            fputs("{\"a\": ", f);
+            num(f, s.roof_a);
+            fputs(", \"p\": ", f);
+            num(f, s.roof_p);
+            fputs(", \"knee_warps_per_sm\": ", f);
+            num(f, s.roof_knee);
+            fputs(", \"rms\": ", f);
+            num(f, s.roof_rms);
+            fputs("}", f);
+        } else {
+            fputs("null", f);
+        }
+        fputs(",\n    \"saturating\": ", f);
+        if (s.mm_ok) {
+            fputs("{\"p\": ", f);
+            num(f, s.mm_p);
+            fputs(", \"k\": ", f);
+            num(f, s.mm_k);
+            fputs(", \"threshold_warps_per_sm\": ", f);
+            num(f, s.mm_x_at);
+            fputs(", \"rms\": ", f);
+            num(f, s.mm_rms);
+            fputs("}", f);
+        } else {
+            fputs("null", f);
+        }
+        fputs("\n  },\n  \"points\": [", f);
+        for (int i = 0; i < bmax; i++) {
+            fprintf(f, "%s\n    {\"blocks_per_sm\": %d, \"warps_per_sm\": ", i ? "," : "", i + 1);
+            num(f, x[i]);
+            fputs(", \"occupancy_pct\": ", f);
+            num(f, x[i] / maxw * 100);
+            fputs(", \"achieved_warps_per_sm\": ", f);
+            num(f, t.m[i * t.nmetrics + ach]);
+            fputs(", \"value\": ", f);
+            num(f, t.m[i * t.nmetrics + col]);
+            fputs("}", f);
+        }
+        fputs("\n  ]\n}\n", f);
+    } else {
+        fprintf(f, "saturate: %s on %s: %d warp%s per block, %d schedulers per SM, "
+                   "1..%d blocks (%g warps) per SM%s\n",
+                t.kernel_name, a.name, wpb, wpb == 1 ? "" : "s", nsp, bmax, x[bmax - 1],
+                grid_limited ? " (the grid gives no SM more)" : " (occupancy limit)");
+        fprintf(f, "metric: %s (%s)\n\n", r.metric, unit);
+        fprintf(f, "%9s %9s %11s %11s %13s %14s\n", "blocks/SM", "warps/SM", "warps/sched",
+                "occupancy%", "achieved w/SM", "metric");
+        for (int i = 0; i < bmax; i++)
+            fprintf(f, "%9d %9g %11.2f %11.2f %13.2f %14.6g\n", i + 1, x[i], x[i] / nsp,
+                    x[i] / maxw * 100, t.m[i * t.nmetrics + ach], t.m[i * t.nmetrics + col]);
+        fprintf(f, "\nplateau: %.6g %s (highest point, at %g warps per SM)\n", s.plateau, unit,
+                x[s.peak]);
+        fprintf(f, "saturation: %g warps per SM (%.2f per scheduler, %.2f %% occupancy) is the "
+                   "first point >= %g x plateau\n",
+                sat_w, sat_w / nsp, sat_w / maxw * 100, r.threshold);
+        if (s.roof_ok)
+            fprintf(f, "fit y = min(a x, p): a = %.4g, p = %.4g, knee at %.3g warps per SM, "
+                       "rms residual %.3g\n", s.roof_a, s.roof_p, s.roof_knee, s.roof_rms);
+        else
+            fputs("fit y = min(a x, p): did not converge (too few points)\n", f);
+        if (s.mm_ok)
+            fprintf(f, "fit y = p x / (x + k): p = %.4g, k = %.4g, %g x p at %.3g warps per SM, "
+                       "rms residual %.3g\n", s.mm_p, s.mm_k, r.threshold, s.mm_x_at, s.mm_rms);
+        else
+            fputs("fit y = p x / (x + k): did not converge (too few points)\n", f);
+        if (s.decline)
+            fprintf(f, "over-subscription: yes: peak at %g warps per SM, then %.1f %% lower at "
+                       "%g (tolerance %g %%)\n", x[s.peak], s.drop * 100, x[bmax - 1],
+                    r.tolerance * 100);
+        else
+            fprintf(f, "over-subscription: no (no decline past the peak beyond %g %%)\n",
+                    r.tolerance * 100);
+        fprintf(f, "Little's law: a lone warp issues %llu instructions in %llu cycles; waits "
+                   "mostly on %s (%.4g cycles), %.3g independent instructions per latency; at "
+                   "%.3g inst/cycle per scheduler: %.4g x %.3g / %.3g = %.3g warps per "
+                   "scheduler (%.3g per SM)\n",
+                (unsigned long long)lw.insts, (unsigned long long)lw.cycles,
+                study_lat_class_name(lw.dominant), lw.latency, lw.indep, rate, lw.latency, rate,
+                lw.indep, ll_sched, ll_sm);
+        fprintf(f, "hiding: %s latency (%.4g cycles) is hidden by %s\n",
+                study_lat_class_name(lw.dominant), lw.latency, by);
+    }
+    if (fclose(f))
+        goto nomem;
+
+    if (r.plot) {
+        FILE *g = open_memstream(&gp, &gplen);
+        if (!g)
+            goto nomem;
+        size_t pn = strlen(r.plot);
+        fputs(!strcmp(r.plot + pn - 4, ".svg")
+                  ? "set terminal svg size 800,500 dynamic font 'sans,12' background rgb 'white'\n"
+                  : "set terminal pngcairo size 1000,625 font 'sans,11'\n", g);
+        fprintf(g, "set output '%s'\n", r.plot);
+        fprintf(g, "set title 'saturate: %s on %s' noenhanced\n", t.kernel_name, a.name);
+        fprintf(g, "set xlabel 'resident warps per SM'\nset ylabel '%s' noenhanced\n", r.metric);
+        fputs("set grid\nset key outside bottom center horizontal noenhanced\n"
+              "set yrange [0:*]\nset xrange [0:*]\n", g);
+        fprintf(g, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 lc rgb 'gray40'\n",
+                sat_w, sat_w);
+        fputs("$d << EOD\n", g);
+        for (int i = 0; i < bmax; i++) {
+            char bx[REPORT_NUM_MAX], byy[REPORT_NUM_MAX];
+            report_format_number(bx, x[i]);
+            report_format_number(byy, y[i]);
+            fprintf(g, "%s %s\n", bx, byy);
+        }
+        fputs("EOD\n", g);
+        fprintf(g, "plot $d using 1:2 with linespoints pt 7 title 'simulated'");
+        if (s.roof_ok)
+            fprintf(g, ", \\\n  (x < %.17g ? %.17g * x : %.17g) with lines dt 2 title "
+                       "'min(a x, p) fit'", s.roof_knee, s.roof_a, s.roof_p);
+        if (s.mm_ok)
+            fprintf(g, ", \\\n  %.17g * x / (x + %.17g) with lines dt 3 title 'p x/(x+k) fit'",
+                    s.mm_p, s.mm_k);
+        fprintf(g, ", \\\n  NaN with lines dt 2 lc rgb 'gray40' title 'saturation (%g warps)'\n",
+                sat_w);
+        if (fclose(g))
+            goto nomem;
+        if (study_run_gnuplot(gp, gplen, err)) {
+            fprintf(stderr, "%s\n", err);
+            goto done;
+        }
+    }
+    if (r.out) {
+        rc = cli_write_file(r.out, rep, replen);
+    } else {
+        rc = 0;
+        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
+            fputs("smsim: cannot write the report to stdout\n", stderr);
+            rc = 1;
+        }
+    }
+    goto done;
+nomem:
+    fputs("smsim: out of memory\n", stderr);
+    rc = 2;
+done:
+    if (tf)
+        trace_close(tf);
+    study_var_free(&var);
+    study_table_free(&t);
+    free(x);
+    free(y);
+    free(rep);
+    free(gp);
+    free(r.ov);
+    return rc;
+}

@@ -1,0 +1,525 @@
+/* cli_sweep.c — `smsim sweep`: simulate a trace over the grid product of
+ * varied configuration and launch keys; print one row per point (CSV or
+ * JSON), optionally a gnuplot plot, or emit the points as shell jobs for a
+ * cluster (merged back by `smsim merge`).  docs/studies.md.
+ *
+ * Every point is validated before anything runs, and stdout is written only
+ * once every point has been simulated: an error leaves stdout empty.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "arch/arch.h"
+#include "cli/cli.h"
+#include "report/report.h"
+#include "study/study.h"
+
+static const char sweep_help[] =
+    "usage: smsim sweep --config CFG.yaml TRACE --vary KEY=SPEC [--vary ...] [options]\n"
+    "  simulate TRACE at every point of the grid product of the --vary keys and\n"
+    "  print one row per point: the varied values, then every ncu metric\n"
+    "\n"
+    "  KEY=a:b:step           inclusive numeric range (sm.max_warps=16:64:16)\n"
+    "  KEY=v1,v2,...          a list of values (scheduler.policy=gto,lrr)\n"
+    "  KEY is any configuration key (see smsim config --schema) or a launch key:\n"
+    "    launch.threads       block x of the traced launch (the grid is kept)\n"
+    "    launch.regs          registers per thread\n"
+    "    launch.smem_dynamic  dynamic shared memory per block, bytes\n"
+    "    launch.blocks_per_sm cap on resident blocks per SM (like --blocks-per-sm)\n"
+    "\n"
+    "options:\n"
+    "  --set sec.key=val      base override applied to every point (repeatable)\n"
+    "  --format csv|json      output format (default csv)\n"
+    "  --plot FILE.svg|.png   also draw metrics against the first varied key (gnuplot)\n"
+    "  --plot-metric NAME     metric to plot (repeatable; default issue active % and\n"
+    "                         achieved occupancy %)\n"
+    "  --jobs N               points simulated in parallel (default: online CPUs)\n"
+    "  --progress             progress bar on stderr even when it is not a terminal\n"
+    "  --kernel N             kernel of the trace (required when it has several)\n"
+    "  --seed N               RNG seed (default 1)\n"
+    "  --carveout PCT         preferred shared-memory carveout 0..100\n"
+    "  --max-cycles N         stop a point's kernel after N cycles (an error)\n"
+    "  -o FILE                write the table to FILE instead of stdout\n"
+    "  --emit-jobs FILE       do not simulate: write one smsim command per point to\n"
+    "                         FILE and DIR/manifest.json (for GNU parallel, xargs -P,\n"
+    "                         a Slurm array); join the results with smsim merge\n"
+    "  --job-dir DIR          where the jobs write point-K.json (default: sweep-jobs)\n";
+
+struct sweep_args {
+    const char *config;              /* --config                                */
+    const char *trace;               /* TRACE                                   */
+    const char *out;                 /* -o                                      */
+    const char *plot;                /* --plot                                  */
+    const char *ys[8];               /* --plot-metric                           */
+    int ny;                          /* their count                             */
+    const char *emit;                /* --emit-jobs                             */
+    const char *jobdir;              /* --job-dir                               */
+    int json;                        /* --format json                           */
+    int jobs;                        /* --jobs                                  */
+    int progress;                    /* --progress                              */
+    int kernel;                      /* --kernel, -1 = the only one             */
+    int carveout;                    /* --carveout, -1 = none                   */
+    uint64_t seed;                   /* --seed                                  */
+    uint64_t max_cycles;             /* --max-cycles                            */
+    struct arch_override *ov;        /* --set                                   */
+    int nov;                         /* their count                             */
+    const char *vary_text[STUDY_MAX_VARS]; /* --vary as typed                   */
+    struct study_var vars[STUDY_MAX_VARS]; /* parsed                            */
+    int nvars;                       /* their count                             */
+};
+
+static int parse_u64(const char *opt, const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (!(s[0] >= '0' && s[0] <= '9')) {
+        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
+        return -1;
+    }
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || errno) {
+        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+static void free_args(struct sweep_args *r)
+{
+    for (int i = 0; i < r->nvars; i++)
+        study_var_free(&r->vars[i]);
+    free(r->ov);
+}
+
+/* 0 ok, 1 error (printed), 3 help printed. */
+static int parse_args(int argc, char **argv, struct sweep_args *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kernel = -1;
+    r->carveout = -1;
+    r->seed = 1;
+    r->jobdir = "sweep-jobs";
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    r->jobs = n > 0 ? (int)n : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(sweep_help, stdout);
+            return 3;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (r->trace) {
+                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
+                        arg);
+                return 1;
+            }
+            r->trace = arg;
+            continue;
+        }
+        if (!strcmp(arg, "--progress")) {
+            r->progress = 1;
+            continue;
+        }
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        static const char *const known[] = {
+            "--config", "--format", "--set", "--vary", "--plot", "--plot-metric", "--jobs",
+            "--kernel", "--seed", "--carveout", "--max-cycles", "-o", "--emit-jobs",
+            "--job-dir", NULL
+        };
+        int k = 0;
+        while (known[k] && strcmp(known[k], name))
+            k++;
+        if (!known[k]) {
+            fprintf(stderr, "smsim: unknown option '%s' (see smsim sweep --help)\n", arg);
+            return 1;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: option %s needs a value\n", name);
+                return 1;
+            }
+            val = argv[++i];
+        }
+        int iv;
+        if (!strcmp(name, "--config")) {
+            r->config = val;
+        } else if (!strcmp(name, "--format")) {
+            if (strcmp(val, "csv") && strcmp(val, "json")) {
+                fprintf(stderr, "smsim: --format '%s': expected csv or json\n", val);
+                return 1;
+            }
+            r->json = !strcmp(val, "json");
+        } else if (!strcmp(name, "--set")) {
+            if (cli_add_override(&r->ov, &r->nov, val))
+                return 1;
+        } else if (!strcmp(name, "--vary")) {
+            if (r->nvars >= STUDY_MAX_VARS) {
+                fprintf(stderr, "smsim: at most %d --vary options\n", STUDY_MAX_VARS);
+                return 1;
+            }
+            char err[STUDY_ERR_MAX];
+            if (study_parse_vary(val, &r->vars[r->nvars], err)) {
+                fprintf(stderr, "%s\n", err);
+                return 1;
+            }
+            for (int j = 0; j < r->nvars; j++)
+                if (!strcmp(r->vars[j].key, r->vars[r->nvars].key)) {
+                    fprintf(stderr, "smsim: --vary '%s': key '%s' is already varied\n", val,
+                            r->vars[j].key);
+                    study_var_free(&r->vars[r->nvars]);
+                    return 1;
+                }
+            r->vary_text[r->nvars++] = val;
+        } else if (!strcmp(name, "--plot")) {
+            size_t n2 = strlen(val);
+            if (n2 < 5 || (strcmp(val + n2 - 4, ".svg") && strcmp(val + n2 - 4, ".png"))) {
+                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
+                return 1;
+            }
+            r->plot = val;
+        } else if (!strcmp(name, "--plot-metric")) {
+            if (r->ny >= 8) {
+                fputs("smsim: at most 8 --plot-metric options\n", stderr);
+                return 1;
+            }
+            r->ys[r->ny++] = val;
+        } else if (!strcmp(name, "--jobs")) {
+            if (cli_parse_int(name, val, 1, 4096, &r->jobs))
+                return 1;
+        } else if (!strcmp(name, "--kernel")) {
+            if (cli_parse_int(name, val, 0, 2147483647, &r->kernel))
+                return 1;
+        } else if (!strcmp(name, "--seed")) {
+            if (parse_u64(name, val, &r->seed))
+                return 1;
+        } else if (!strcmp(name, "--carveout")) {
+            if (cli_parse_int(name, val, 0, 100, &iv))
+                return 1;
+            r->carveout = iv;
+        } else if (!strcmp(name, "--max-cycles")) {
+            if (parse_u64(name, val, &r->max_cycles))
+                return 1;
+        } else if (!strcmp(name, "-o")) {
+            r->out = val;
+        } else if (!strcmp(name, "--emit-jobs")) {
+            r->emit = val;
+        } else if (!strcmp(name, "--job-dir")) {
+            r->jobdir = val;
+        }
+    }
+    if (!r->config) {
+        fputs("smsim: missing --config CFG.yaml (see smsim sweep --help)\n", stderr);
+        return 1;
+    }
+    if (!r->trace) {
+        fputs("smsim: missing TRACE file (see smsim sweep --help)\n", stderr);
+        return 1;
+    }
+    if (!r->nvars) {
+        fputs("smsim: missing --vary KEY=SPEC (see smsim sweep --help)\n", stderr);
+        return 1;
+    }
+    if (r->emit && (r->plot || r->out)) {
+        fputs("smsim: --emit-jobs writes jobs, not a table: use --plot/-o with smsim merge\n",
+              stderr);
+        return 1;
+    }
+    if (!r->ny) {
+        r->ys[r->ny++] = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+        r->ys[r->ny++] = "sm__warps_active.avg.pct_of_peak_sustained_active";
+    }
+    return 0;
+}
+
+/* Resolve --kernel against the trace: 0, or 1 after a one-line message. */
+static int resolve_kernel(const char *trace, int *kernel)
+{
+    char err[TRACE_ERR_MAX];
+    struct trace_file *tf = trace_open(trace, err);
+    if (!tf) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int n = tf->nkernels;
+    trace_close(tf);
+    if (*kernel < 0 && n != 1) {
+        fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel 0..%d\n", trace, n,
+                n - 1);
+        return 1;
+    }
+    if (*kernel >= n) {
+        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", *kernel, n,
+                n == 1 ? "" : "s", n - 1);
+        return 1;
+    }
+    if (*kernel < 0)
+        *kernel = 0;
+    return 0;
+}
+
+int cli_write_file(const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t w = fwrite(buf, 1, len, f);
+    int bad = w != len || ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
+                     const char *const *ys, int ny)
+{
+    char *buf = NULL, *gp = NULL;
+    size_t len = 0, gplen = 0;
+    int rc = 2;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        goto nomem;
+    int werr = json ? study_write_json(f, t) : study_write_csv(f, t);
+    if (fclose(f) || werr)
+        goto nomem;
+    if (plot) {
+        for (int i = 0; i < ny; i++)
+            if (study_table_metric(t, ys[i]) < 0) {
+                fprintf(stderr, "smsim: --plot-metric '%s': no such metric in the table\n",
+                        ys[i]);
+                rc = 1;
+                goto done;
+            }
+        char title[300];
+        snprintf(title, sizeof title, "%s on %s", t->kernel_name, t->config_name);
+        FILE *g = open_memstream(&gp, &gplen);
+        if (!g)
+            goto nomem;
+        int e = study_write_gnuplot(g, t, plot, title, ys, ny);
+        if (fclose(g) || e)
+            goto nomem;
+        char err[STUDY_ERR_MAX];
+        if (study_run_gnuplot(gp, gplen, err)) {
+            fprintf(stderr, "%s\n", err);
+            rc = 1;
+            goto done;
+        }
+    }
+    if (out) {
+        rc = cli_write_file(out, buf, len);
+    } else {
+        rc = 0;
+        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+            fputs("smsim: cannot write the table to stdout\n", stderr);
+            rc = 1;
+        }
+    }
+    goto done;
+nomem:
+    fputs("smsim: out of memory\n", stderr);
+done:
+    free(buf);
+    free(gp);
+    return rc;
+}
+
+/* Shell word: single-quoted unless made of safe characters only. */
+static void sh_word(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+-@%") ==
+                  strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* --emit-jobs: FILE gets one command per point, DIR/manifest.json the
+ * table's shape (docs/studies.md). */
+static int emit_jobs(const struct sweep_args *r, const struct study_plan *p)
+{
+    long np = study_npoints(p->vars, p->nvars);
+    int launch_shape = 0; /* a launch key smsim's run command cannot express */
+    for (int i = 0; i < p->nvars; i++)
+        if (p->vars[i].kind == SK_THREADS || p->vars[i].kind == SK_REGS ||
+            p->vars[i].kind == SK_SMEM_DYNAMIC)
+            launch_shape = 1;
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0)
+        snprintf(self, sizeof self, "smsim");
+    else
+        self[sl] = '\0';
+    if (mkdir(r->jobdir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "smsim: cannot create --job-dir '%s': %s\n", r->jobdir, strerror(errno));
+        return 1;
+    }
+    char *jb = NULL, *mb = NULL;
+    size_t jl = 0, ml = 0;
+    FILE *j = open_memstream(&jb, &jl);
+    FILE *m = open_memstream(&mb, &ml);
+    if (!j || !m) {
+        fputs("smsim: out of memory\n", stderr);
+        return 2;
+    }
+    struct arch a;
+    char aerr[ARCH_ERR_MAX];
+    const char *cname = arch_load(p->config, p->base, p->nbase, &a, aerr) ? "" : a.name;
+    fputs("{\n  \"smsim_sweep_manifest\": 1,\n  \"config\": ", m);
+    report_json_string(m, p->config);
+    fputs(",\n  \"config_name\": ", m);
+    report_json_string(m, cname);
+    fputs(",\n  \"trace\": ", m);
+    report_json_string(m, p->trace);
+    fprintf(m, ",\n  \"kernel\": %d,\n  \"vary\": [", p->kernel);
+    for (int i = 0; i < p->nvars; i++) {
+        fputs(i ? ", " : "", m);
+        report_json_string(m, p->vars[i].key);
+    }
+    fputs("],\n  \"points\": [", m);
+    for (long pt = 0; pt < np; pt++) {
+        int idx[STUDY_MAX_VARS];
+        study_point_index(p->vars, p->nvars, pt, idx);
+        char file[64], outp[4200];
+        snprintf(file, sizeof file, "point-%ld.json", pt);
+        snprintf(outp, sizeof outp, "%s/%s", r->jobdir, file);
+        sh_word(j, self);
+        if (launch_shape)
+            fputs(" sweep", j);
+        fputs(" --config ", j);
+        sh_word(j, p->config);
+        fputc(' ', j);
+        sh_word(j, p->trace);
+        fprintf(j, " --kernel %d --seed %llu", p->kernel, (unsigned long long)p->seed);
+        if (p->carveout_pct >= 0)
+            fprintf(j, " --carveout %d", p->carveout_pct);
+        if (p->max_cycles)
+            fprintf(j, " --max-cycles %llu", (unsigned long long)p->max_cycles);
+        for (int i = 0; i < p->nbase; i++) {
+            fputs(" --set ", j);
+            sh_word(j, p->base[i].text);
+        }
+        fprintf(m, "%s\n    {\"point\": %ld, \"file\": ", pt ? "," : "", pt);
+        report_json_string(m, file);
+        fputs(", \"vary\": {", m);
+        for (int i = 0; i < p->nvars; i++) {
+            const struct study_var *v = &p->vars[i];
+            char kv[600];
+            snprintf(kv, sizeof kv, "%s=%s", v->key, v->values[idx[i]]);
+            if (launch_shape)
+                fputs(" --vary ", j);
+            else if (v->kind == SK_BLOCKS_PER_SM)
+                fprintf(j, " --blocks-per-sm %s", v->values[idx[i]]);
+            else
+                fputs(" --set ", j);
+            if (launch_shape || v->kind != SK_BLOCKS_PER_SM)
+                sh_word(j, kv);
+            fputs(i ? ", " : "", m);
+            report_json_string(m, v->key);
+            fputs(": ", m);
+            report_json_string(m, v->values[idx[i]]);
+        }
+        fputs("}}", m);
+        fputs(launch_shape ? " --jobs 1 --format json -o " : " --format json -o ", j);
+        sh_word(j, outp);
+        fputc('\n', j);
+    }
+    fputs("\n  ]\n}\n", m);
+    int bad = fclose(j) | fclose(m);
+    int rc = 2;
+    if (bad) {
+        fputs("smsim: out of memory\n", stderr);
+    } else {
+        char mpath[4200];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", r->jobdir);
+        rc = cli_write_file(mpath, mb, ml);
+        if (!rc)
+            rc = cli_write_file(r->emit, jb, jl);
+    }
+    free(jb);
+    free(mb);
+    return rc;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    struct sweep_args r;
+    int rc = parse_args(argc, argv, &r);
+    if (rc) {
+        free_args(&r);
+        return rc == 3 ? 0 : rc;
+    }
+    rc = 1;
+    if (resolve_kernel(r.trace, &r.kernel))
+        goto done;
+    struct study_plan p = { r.config, r.trace, r.kernel, r.ov, r.nov, r.vars, r.nvars,
+                            r.seed, r.carveout, r.max_cycles };
+    char err[STUDY_ERR_MAX];
+    if (study_npoints(r.vars, r.nvars) < 0) {
+        fprintf(stderr, "smsim: the sweep has more than %d points\n", STUDY_MAX_POINTS);
+        goto done;
+    }
+    if (r.emit) {
+        /* validate every point before writing a job */
+        char terr[TRACE_ERR_MAX];
+        struct trace_file *tf = trace_open(r.trace, terr);
+        if (!tf) {
+            fprintf(stderr, "%s\n", terr);
+            goto done;
+        }
+        struct tr_launch traced = tf->kernels[r.kernel]->launch;
+        trace_close(tf);
+        struct study_point pt;
+        for (long i = 0; i < study_npoints(r.vars, r.nvars); i++)
+            if (study_point_prepare(&p, &traced, i, &pt, err)) {
+                fprintf(stderr, "%s\n", err);
+                goto done;
+            }
+        rc = emit_jobs(&r, &p);
+        goto done;
+    }
+    if (r.plot) {
+        /* fail before simulating when the plot cannot be drawn */
+        if (study_run_gnuplot("", 0, err)) {
+            fprintf(stderr, "%s\n", err);
+            goto done;
+        }
+    }
+    struct study_table t;
+    int progress = r.progress || isatty(2);
+    if (study_run(&p, r.jobs, progress, &t, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    rc = cli_study_output(&t, r.json, r.out, r.plot, r.ys, r.ny);
+    study_table_free(&t);
+done:
+    free_args(&r);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/* trace_accelsim.h — Accel-Sim (NVBit tracer) traces: kernelslist.g and
+ * .traceg / .traceg.xz kernel files, tracer versions 3, 4 and 5
+ * (docs/accelsim.md), and the exporter that writes any trace in that format.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_TRACE_ACCELSIM_H
+#define SMSIM_TRACE_ACCELSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "trace/trace.h"
+
+/* Open a kernel list (kernelslist.g) or a single kernel file (.traceg,
+ * .traceg.xz), appending its kernels to *out.  Only the headers are read
+ * here; thread blocks are read when the engine starts them.  `warn` receives
+ * one warning line per unknown opcode (NULL: stderr).  0, or -1 with
+ * "file:line:col: message" in err. */
+int trace_accelsim_open(const char *path, FILE *warn, struct trace_file *out,
+                        char err[TRACE_ERR_MAX]);
+
+/* What the streaming reader holds and did, for tests and the benchmark. */
+struct tr_accelsim_stats {
+    int version;              /* tracer version of the file (3, 4, 5)           */
+    int binary_version;       /* -binary version (SASS ISA, e.g. 90)            */
+    uint32_t statics;         /* distinct static instructions decoded           */
+    uint32_t unknown_opcodes; /* distinct opcodes not in the SASS table          */
+    uint64_t blocks_loaded;   /* thread-block sections parsed into the pool      */
+    uint64_t blocks_live;     /* blocks in the pool now (referenced or cached)   */
+    uint64_t sections_indexed;/* block offsets known (16 bytes each)             */
+    uint64_t bytes_now;       /* bytes the block pool holds now                  */
+    uint64_t bytes_peak;      /* most bytes the block pool ever held             */
+    uint64_t restarts;        /* xz streams re-decoded from the start (seek back) */
+};
+
+/* Fill *st for a kernel opened by this reader; -1 for other readers. */
+int tr_accelsim_stats(const struct trace_kernel *k, struct tr_accelsim_stats *st);
+
+/* Exporter options. */
+struct tr_export_opts {
+    int binary_version;       /* written as -binary version (e.g. 90)            */
+    uint64_t seed;            /* seeds the synthesized random-pattern addresses  */
+};
+
+/* Write every kernel of t into directory `dir` (created if missing) as
+ * kernel-<i+1>.traceg (tracer version 4 lines) and a kernelslist.g naming
+ * them.  Addresses are synthesized deterministically from each native
+ * instruction's pattern (docs/accelsim.md).  0, or -1 with a one-line
+ * message in err. */
+int trace_export_accelsim(struct trace_file *t, const char *dir,
+                          const struct tr_export_opts *o, char err[TRACE_ERR_MAX]);
+
+#endif

@@ -1,0 +1,133 @@
+#!/bin/bash
+# cli_accelsim.sh — Accel-Sim traces end to end: tracer versions 3 (a
+# kernelslist.g) and 5 (a .traceg with lineinfo and immediates), .traceg.xz,
+# `smsim export --accelsim` and the round trip native -> Accel-Sim -> smsim
+# (identical reports), and one-line errors for bad input.
+# Usage: bash tests/cli_accelsim.sh /path/to/smsim   (from the repo root)
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+SMSIM=${1:?usage: cli_accelsim.sh /path/to/smsim}
+CFG=configs/h100.yaml
+D=tests/data/accelsim
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+run() {
+    LAST="$*"
+    "$SMSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+expect_ok() {
+    run "$@"
+    [ "$rc" -eq 0 ] || fail "exit $rc for: $* ($(head -c 300 "$TMP/err"))"
+    [ -s "$TMP/err" ] && fail "stderr not empty for: $* ($(head -c 300 "$TMP/err"))"
+    [ -s "$TMP/out" ] || fail "stdout empty for: $*"
+}
+
+# expect_err REGEX ARGS...: exit != 0, stdout empty, stderr one line matching.
+expect_err() {
+    local re=$1
+    shift
+    run "$@"
+    [ "$rc" -ne 0 ] || fail "exit 0 for bad input: $*"
+    [ -s "$TMP/out" ] && fail "stdout not empty for bad input: $*"
+    local lines
+    lines=$(wc -l <"$TMP/err")
+    [ "$lines" -eq 1 ] || fail "stderr has $lines lines (want 1) for: $* ($(head -c 300 "$TMP/err"))"
+    grep -Eq -- "$re" "$TMP/err" || fail "stderr /$re/ not matched for: $* ($(cat "$TMP/err"))"
+}
+
+if ! python3 -c 'import json' >/dev/null 2>&1; then
+    echo "python3 not found: skipped"
+    exit 77
+fi
+
+# metric FILE.json KERNEL NAME: one metric of the JSON report.
+metric() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernels"][int(sys.argv[2])]["metrics"][sys.argv[3]])' "$@"
+}
+
+# The sample kernel (2 blocks x 2 warps x 12 instructions; hand-computed in
+# tests/test_trace_accelsim.c): 48 warp-instructions, 1376 thread-instructions
+# (a predicated-off EXIT and a 16-lane store), 92 sectors to L2.
+for t in "$D/v3/kernelslist.g" "$D/v5/kernel-1.traceg" "$D/v5/kernelslist.g"; do
+    expect_ok --config "$CFG" "$t" --format json
+    cp "$TMP/out" "$TMP/s.json"
+    [ "$(metric "$TMP/s.json" 0 smsp__inst_executed.sum)" = 48 ] || fail "$t: inst_executed"
+    [ "$(metric "$TMP/s.json" 0 smsp__thread_inst_executed.sum)" = 1376 ] || fail "$t: thread_inst"
+    [ "$(metric "$TMP/s.json" 0 lts__t_bytes.sum)" = 2944 ] || fail "$t: L2 bytes"
+done
+expect_ok --config "$CFG" "$D/v3/kernelslist.g"
+grep -q "_Z6vecaddPKfS0_Pf" "$TMP/out" || fail "text report lacks the kernel name"
+
+# .xz, decoded in-process (the xz tool only makes the test file)
+if command -v xz >/dev/null 2>&1; then
+    mkdir -p "$TMP/xz"
+    xz -1 -c "$D/v5/kernel-1.traceg" >"$TMP/xz/kernel-1.traceg.xz"
+    echo "kernel-1.traceg.xz" >"$TMP/xz/kernelslist.g"
+    expect_ok --config "$CFG" "$TMP/xz/kernelslist.g" --format json
+    cmp -s "$TMP/out" "$TMP/s.json" || fail ".xz report differs from the plain one"
+fi
+
+# Round trip: native -> export -> simulate; every metric identical (the
+# trace avoids what the format cannot carry: predicates, footprints).
+expect_ok export --accelsim "$TMP/rt" "$D/roundtrip.trace"
+grep -q "wrote 2 kernels" "$TMP/out" || fail "export summary"
+[ "$(cat "$TMP/rt/kernelslist.g")" = "kernel-1.traceg
+kernel-2.traceg" ] || fail "exported kernelslist.g"
+grep -q '^-accelsim tracer version = 4$' "$TMP/rt/kernel-1.traceg" || fail "export version line"
+grep -q '^-smsim shmem dynamic = 1024$' "$TMP/rt/kernel-2.traceg" || fail "export smem split"
+expect_ok --config "$CFG" "$D/roundtrip.trace" --format json
+cp "$TMP/out" "$TMP/native.json"
+expect_ok --config "$CFG" "$TMP/rt/kernelslist.g" --format json
+cp "$TMP/out" "$TMP/accel.json"
+python3 - "$TMP/native.json" "$TMP/accel.json" <<'PY' || fail "round trip differs"
+import json, sys
+a, b = (json.load(open(p))["kernels"] for p in sys.argv[1:3])
+assert len(a) == len(b) == 2, (len(a), len(b))
+bad = 0
+for ka, kb in zip(a, b):
+    assert ka["name"] == kb["name"]
+    for k, v in ka["metrics"].items():
+        if kb["metrics"].get(k) != v:
+            print("  %s %s: native %s, accelsim %s" % (ka["name"], k, v, kb["metrics"].get(k)))
+            bad += 1
+sys.exit(1 if bad else 0)
+PY
+# exporting twice gives identical files (synthesized addresses are deterministic)
+expect_ok export --accelsim "$TMP/rt2" "$D/roundtrip.trace"
+cmp -s "$TMP/rt/kernel-1.traceg" "$TMP/rt2/kernel-1.traceg" || fail "export is not deterministic"
+# an Accel-Sim trace exports too (PCs and addresses are re-synthesized)
+expect_ok export --accelsim "$TMP/rt3" "$D/v5/kernelslist.g"
+expect_ok --config "$CFG" "$TMP/rt3/kernelslist.g" --format json
+[ "$(metric "$TMP/out" 0 smsp__thread_inst_executed.sum)" = 1376 ] || fail "re-exported thread_inst"
+
+# Bad input: one line, non-zero exit, nothing on stdout.
+mkdir -p "$TMP/bad"
+printf 'MemcpyHtoD,0x7f0000000000,64\nkernel-7.traceg\n' >"$TMP/bad/kernelslist.g"
+expect_err "kernelslist.g:2:1: cannot open kernel trace '.*kernel-7.traceg'" --config "$CFG" "$TMP/bad/kernelslist.g"
+sed 's/^-nregs = 16$/-nregs = 999/' "$D/v3/kernel-1.traceg" >"$TMP/bad/kernel-1.traceg"
+expect_err "kernel-1.traceg:6:10: -nregs must be 1..255, got '999'" --config "$CFG" "$TMP/bad/kernel-1.traceg"
+sed 's/^-grid dim = (2,1,1)$/-grid dim = (2,x,1)/' "$D/v3/kernel-1.traceg" >"$TMP/bad/kernel-1.traceg"
+expect_err "kernel-1.traceg:3:16: -grid dim must be" --config "$CFG" "$TMP/bad/kernel-1.traceg"
+# truncated inside a warp: reported when the engine starts that block
+head -30 "$D/v3/kernel-1.traceg" >"$TMP/bad/kernel-1.traceg"
+expect_err "kernel-1.traceg|trace has no stream" --config "$CFG" "$TMP/bad/kernel-1.traceg"
+expect_err "binary .tracez containers are not supported" --config "$CFG" "$TMP/bad/k.tracez"
+expect_err "^smsim: export: missing --accelsim OUTDIR" export "$D/roundtrip.trace"
+expect_err "^smsim: export: missing TRACE" export --accelsim "$TMP/x"
+expect_err "^smsim: export: unknown option '--bogus'" export --bogus 1
+expect_err "^smsim: --binary-version 'abc': expected an integer" export --accelsim "$TMP/x" --binary-version abc "$D/roundtrip.trace"
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails failure(s)"
+    exit 1
+fi
+echo "ok"

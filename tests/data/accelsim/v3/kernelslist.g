@@ -1,0 +1,4 @@
+MemcpyHtoD,0x00007f2b6c000000,4096
+MemcpyHtoD,0x00007f2b6c100000,1024
+kernel-1.traceg
+MemcpyDtoH,0x00007f2b6c200000,1024
