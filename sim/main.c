@@ -17,8 +17,28 @@ static const char usage[] =
     "        [--smem-dynamic B] [--carveout PCT] [--barriers N]\n"
     "        [--vary threads|regs|smem] [--format text|json|csv] [--set ...]\n"
     "      theoretical occupancy by the CUDA rules\n"
+    "  smsim sweep --config CFG.yaml TRACE --vary KEY=a:b:step|v1,v2 [--vary ...]\n"
+    "        [--format csv|json] [--plot FILE.svg] [--jobs N] [--emit-jobs FILE]\n"
+    "      simulate every point of a what-if grid, one row per point\n"
+    "  smsim saturate --config CFG.yaml TRACE [--threshold 0.95] [--format text|json]\n"
+    "      how many resident warps hide the kernel's latency (saturation, Little's law)\n"
+    "  smsim merge --sweep-manifest DIR/manifest.json DIR/*.json [--format csv|json]\n"
+    "      join the outputs of sweep --emit-jobs into the sweep's table\n"
+    "  smsim validate DIR [--config CFG.yaml] [--manifest M.tsv] [--format text|json]\n"
+    "        [--plot FILE.svg] [--jobs N] [--case REGEX] [--max-insts N]\n"
+    "      compare simulations of measured launches with their ncu data under DIR\n"
+    "  smsim compare --ncu REPORT.csv --config CFG.yaml TRACE [--ncu-id ID]\n"
+    "        [--kernel N] [--format text|json|csv]\n"
+    "      a kernel's predicted metrics side by side with what ncu measured\n"
     "  smsim config --config CFG.yaml [--set sec.key=val ...] [--schema]\n"
     "      print the effective configuration as YAML (--schema: the key reference)\n"
+    "  smsim export --accelsim OUTDIR TRACE [--binary-version N]\n"
+    "      write TRACE as an Accel-Sim kernel list and .traceg files\n"
+    "  smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z --regs N\n"
+    "        --smem-static B --smem-dynamic B [--counts CSV] [--trip PC=N] [--annot FILE] [-o OUT]\n"
+    "      convert a function of a cuobjdump -sass listing into a native trace\n"
+    "  smsim bench [--quick] [--threads N] [--config CFG.yaml] [--repeat N]\n"
+    "      time the simulator on fixed full-GPU workloads (warp-instructions/s)\n"
     "  smsim --help | --version\n"
     "\n"
     "Run 'smsim SUBCOMMAND --help' for a subcommand's options.\n";
@@ -40,8 +60,24 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "occupancy"))
         return cli_occupancy(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "saturate"))
+        return cli_saturate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return cli_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate"))
+        return cli_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return cli_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "config"))
         return cli_config(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sass2trace"))
+        return cli_sass2trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return cli_bench(argc - 1, argv + 1);
     if (cmd[0] != '-') {
         /* A word that is not a subcommand and not an option: most likely a
          * typo of a subcommand, or a trace given before --config. */

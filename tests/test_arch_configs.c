@@ -82,14 +82,18 @@ static void test_values(void **state)
     assert_int_equal(a.barrier_multiplier, 2);
     assert_int_equal(a.l2_size_kb, 50 * 1024);
     assert_true(a.dram_gbps == 3350.0);
-    assert_int_equal(a.pipe[PIPE_FMA].issue_interval, 1);
+    /* two FP32 datapaths of interval 2 (FMA-lite, FMA-heavy): 1 FFMA/cycle/SMSP */
+    assert_int_equal(a.pipe[PIPE_FMA].issue_interval, 2);
+    assert_int_equal(a.fmaheavy.issue_interval, 2);
     assert_int_equal(a.pipe[PIPE_FP64].issue_interval, 2);
-    /* H200: same SM, measured L2 and HBM3e bandwidth */
+    /* H200: same SM, measured L2 and HBM3e bandwidth (dram_gbps: the achievable
+     * read stream measured by calib_bw, not the 4800 datasheet peak; every
+     * calibrated value is checked against the data by tests/cli_calibration.sh) */
     load_ok("h200", &a);
     assert_int_equal(a.sm_count, 132);
     assert_true(a.sm_clock_mhz == 1980.0);
     assert_int_equal(a.l2_size_kb, 60 * 1024);
-    assert_true(a.dram_gbps == 4800.0);
+    assert_true(a.dram_gbps == 4329.0);
     /* A100 40GB: CC 8.0, half-rate FP32 per SMSP, no barrier limit */
     load_ok("a100", &a);
     assert_int_equal(a.cc_major * 10 + a.cc_minor, 80);
@@ -240,7 +244,7 @@ static void test_schema_covers_struct(void **state)
             fail_msg("bytes %zu..%zu of struct arch have no configuration key", b, e - 1);
         b = e;
     }
-    assert_int_equal(n, 63);
+    assert_int_equal(n, 70);
 }
 
 int main(void)

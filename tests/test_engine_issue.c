@@ -257,10 +257,63 @@ static void impossible_launch(void **state)
     assert_null(strchr(err, '\n'));
 }
 
+/* Cycles for one warp per SMSP (128 threads) running n trips of 8
+ * independent FMA-pipe instructions of datapath `path`. */
+static uint64_t fma_mix_cycles(const struct arch *a, const int *path, uint32_t n)
+{
+    struct tr_inst body[8];
+    for (int i = 0; i < 8; i++) {
+        body[i] = tu_alu(PIPE_FMA, 10 + i, 1, 2, 3);
+        body[i].fma_path = (uint8_t)path[i];
+    }
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 128, body, 8, n);
+    struct engine_opts o;
+    tu_opts(&o);
+    struct stats_kernel st;
+    run_ok(a, &t, &o, &st);
+    assert_true(tu_identity_ok(&st));
+    uint64_t c = st.cycles_elapsed;
+    stats_kernel_free(&st);
+    return c;
+}
+
+/* pipes.fmaheavy: with two datapaths of interval 2, FP32 issues every cycle
+ * (alternating), heavy-only (IMAD) every 2nd cycle, FP16x2 (both) every 2nd;
+ * half FP32 / half IMAD keeps both datapaths full: 1 per cycle.  Unset
+ * (issue_interval 0) the fma pipe is one pipe as before. */
+static void fma_datapaths(void **state)
+{
+    (void)state;
+    const uint32_t N = 200;
+    static const int any[8] = {0}, heavy[8] = {1, 1, 1, 1, 1, 1, 1, 1},
+                     both[8] = {2, 2, 2, 2, 2, 2, 2, 2}, mix[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    struct arch a;
+    tu_arch(&a, 1);
+    uint64_t one = fma_mix_cycles(&a, any, N);
+    assert_int_equal(fma_mix_cycles(&a, heavy, N), one); /* unset: paths ignored */
+    a.pipe[PIPE_FMA].issue_interval = 2;
+    a.fmaheavy.latency = 4;
+    a.fmaheavy.issue_interval = 2;
+    a.fmaheavy.dep = DEP_FIXED;
+    uint64_t c_any = fma_mix_cycles(&a, any, N);
+    uint64_t c_heavy = fma_mix_cycles(&a, heavy, N);
+    uint64_t c_both = fma_mix_cycles(&a, both, N);
+    uint64_t c_mix = fma_mix_cycles(&a, mix, N);
+    assert_int_equal(c_any, one);                    /* 1 per cycle, as one pipe of 1 */
+    assert_int_equal(c_mix, one);
+    assert_int_equal(c_heavy - c_any, 8 * N - 1);    /* 2 cycles each instead of 1 */
+    assert_int_equal(c_both, c_heavy);
+    /* doubling N doubles the difference: it is per instruction */
+    assert_int_equal(fma_mix_cycles(&a, heavy, 2 * N) - fma_mix_cycles(&a, any, 2 * N),
+                     16 * N - 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ffma_one_warp),
+        cmocka_unit_test(fma_datapaths),
         cmocka_unit_test(ffma_four_warps_per_smsp),
         cmocka_unit_test(breakdown_sums_to_cpi),
         cmocka_unit_test(deterministic_and_skip_exact),

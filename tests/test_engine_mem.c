@@ -172,6 +172,46 @@ static void random_hit_rate(void **state)
     stats_kernel_free(&st);
 }
 
+/* Cycles of one warp running n dependent loads of `pattern` (32 lanes,
+ * 8 bytes each) over `footprint` (0: unknown, an L2 hit). */
+static uint64_t chase_cycles(const struct arch *a, int pattern, uint64_t footprint, uint32_t n)
+{
+    struct tr_inst body[1] = {tu_mem(TR_K_LOAD, TR_SP_GLOBAL, pattern, 4, 4, -1, 8, footprint)};
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 1, n);
+    struct engine_opts o;
+    tu_opts(&o);
+    struct stats_kernel st;
+    run_ok(a, &t, &o, &st);
+    uint64_t c = st.cycles_elapsed;
+    stats_kernel_free(&st);
+    return c;
+}
+
+/* memory.*_cycles_per_line: a divergent load (32 lanes, 32 lines where 8
+ * hold its 32 sectors: 24 excess lines) waits c per excess line longer at
+ * the level that serves it; a coalesced one (no excess line) is unchanged,
+ * and so is everything when the keys are 0 or line_bytes is unset. */
+static void per_line_cost(void **state)
+{
+    (void)state;
+    const uint32_t N = 50;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.line_bytes = 128;
+    uint64_t l1_0 = chase_cycles(&a, TR_PAT_RANDOM, 4096, N);
+    uint64_t l2_0 = chase_cycles(&a, TR_PAT_RANDOM, 0, N);
+    uint64_t co_0 = chase_cycles(&a, TR_PAT_COALESCED, 4096, N);
+    a.l1_cycles_per_line = 1.5;
+    a.l2_cycles_per_line = 2.0;
+    a.dram_cycles_per_line = 7.0;
+    assert_int_equal(chase_cycles(&a, TR_PAT_RANDOM, 4096, N), l1_0 + N * 24 * 3 / 2);
+    assert_int_equal(chase_cycles(&a, TR_PAT_RANDOM, 0, N), l2_0 + N * 24 * 2);
+    assert_int_equal(chase_cycles(&a, TR_PAT_COALESCED, 4096, N), co_0);
+    a.line_bytes = 0; /* the hand arch's unset line: no line model */
+    assert_int_equal(chase_cycles(&a, TR_PAT_RANDOM, 4096, N), l1_0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +219,7 @@ int main(void)
         cmocka_unit_test(l2_saturates),
         cmocka_unit_test(coalescing),
         cmocka_unit_test(random_hit_rate),
+        cmocka_unit_test(per_line_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

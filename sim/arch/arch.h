@@ -89,6 +89,9 @@ struct arch {
 
     /* --- pipes (engine) ---------------------------------------------- */
     struct arch_pipe_cfg pipe[PIPE_COUNT]; /* pipes.<name>.{latency,issue_interval,dep} */
+    struct arch_pipe_cfg fmaheavy; /* pipes.fmaheavy.*: second FP32 datapath of the fma pipe
+                                      (issue_interval 0 = none: one fma pipe, as before);
+                                      latency/dep apply to heavy-only opcodes (IMAD, IDP) */
 
     /* --- memory (engine) --------------------------------------------- */
     int smem_latency;          /* memory.smem_latency: LDS load-to-use, cycles   */
@@ -101,6 +104,10 @@ struct arch {
     double l1_bytes_per_clk;   /* memory.l1_bytes_per_clk: per-SM L1 bandwidth   */
     double l2_bytes_per_clk;   /* memory.l2_bytes_per_clk: GPU-wide L2 bandwidth */
     double dram_gbps;          /* memory.dram_gbps: DRAM bandwidth, GB/s (1e9)   */
+    int line_bytes;            /* memory.line_bytes: L1/L2 cache line (tag) size  */
+    double l1_cycles_per_line; /* memory.l1_cycles_per_line: L1/TEX latency per excess line */
+    double l2_cycles_per_line; /* memory.l2_cycles_per_line: L2 latency per excess line */
+    double dram_cycles_per_line; /* memory.dram_cycles_per_line: DRAM latency per excess line */
     int lsu_queue_depth;       /* memory.lg_queue_depth: global/local instrs in flight per SMSP before lg_throttle */
     int mio_queue_depth;       /* memory.mio_queue_depth: shared/MUFU instrs queued per SMSP before mio_throttle */
 };

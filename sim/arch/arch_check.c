@@ -166,6 +166,24 @@ static int c_lat_dram(const struct arch *a, char *m, size_t n)
     return 1;
 }
 
+static int c_fmaheavy(const struct arch *a, char *m, size_t n)
+{
+    if (a->fmaheavy.issue_interval == 0 || a->fmaheavy.latency >= 1)
+        return 0;
+    snprintf(m, n, "pipes.fmaheavy.latency must be >= 1 when pipes.fmaheavy.issue_interval (%d) "
+             "is set", a->fmaheavy.issue_interval);
+    return 1;
+}
+
+static int c_line(const struct arch *a, char *m, size_t n)
+{
+    if (a->line_bytes >= a->sector_bytes && a->line_bytes % a->sector_bytes == 0)
+        return 0;
+    snprintf(m, n, "memory.line_bytes (%d) must be a multiple of memory.sector_bytes (%d)",
+             a->line_bytes, a->sector_bytes);
+    return 1;
+}
+
 static const struct arch_check checks[] = {
     { "sm.max_threads", "sm.max_warps sm.warp_size",
       "`sm.max_threads` = `sm.max_warps` x `sm.warp_size`", c_threads },
@@ -204,6 +222,10 @@ static const struct arch_check checks[] = {
       "`memory.l1_latency` <= `memory.l2_latency`", c_lat_l2 },
     { "memory.l2_latency", "memory.dram_latency",
       "`memory.l2_latency` <= `memory.dram_latency`", c_lat_dram },
+    { "pipes.fmaheavy.latency", "pipes.fmaheavy.issue_interval",
+      "`pipes.fmaheavy.latency` >= 1 when `pipes.fmaheavy.issue_interval` > 0", c_fmaheavy },
+    { "memory.line_bytes", "memory.sector_bytes",
+      "`memory.line_bytes` is a multiple of `memory.sector_bytes`", c_line },
 };
 
 const struct arch_check *arch_schema_checks(int *n)

@@ -108,6 +108,17 @@ static const struct arch_key keys[] = {
     PIPE("lsu", PIPE_LSU, "load/store pipe (address side; results use memory.*)", "4", "4",
          "short"),
     PIPE("cbu", PIPE_CBU, "control pipe (BRA, BAR, EXIT, ...)", "4", "2", "fixed"),
+    { "pipes.fmaheavy.latency", AK_INT, OFF(fmaheavy.latency), 0, 0, 10000, "0", "cycles", NULL,
+      "FMA-heavy datapath: cycles from issue until a dependent of a heavy-only opcode "
+      "(IMAD, IMUL, IDP) may issue" },
+    { "pipes.fmaheavy.issue_interval", AK_INT, OFF(fmaheavy.issue_interval), 0, 0, 1024, "0",
+      "cycles", NULL,
+      "FMA-heavy datapath: cycles it is busy per warp instruction.  0 = no split (one fma "
+      "pipe for FP32 and IMAD, pipes.fma.*).  > 0: the fma pipe is two datapaths, "
+      "FMA-lite (pipes.fma.issue_interval) and FMA-heavy; FP32 issues to whichever is free, "
+      "IMAD/IMUL/IDP only to FMA-heavy, FP16x2 to both at once" },
+    { "pipes.fmaheavy.dep", AK_ENUM, OFF(fmaheavy.dep), 0, 0, 1, "fixed", "", dep_names,
+      "FMA-heavy datapath: how a dependent of a heavy-only opcode waits" },
     /* memory */
     KI("memory.smem_latency", smem_latency, 1, 100000, "29", "cycles",
        "shared-memory load to use (LDS, no bank conflict)"),
@@ -124,6 +135,15 @@ static const struct arch_key keys[] = {
     KD("memory.l2_bytes_per_clk", l2_bytes_per_clk, 1, 1000000, "5120", "bytes/cycle",
        "L2 bandwidth of the whole GPU"),
     KD("memory.dram_gbps", dram_gbps, 1, 1000000, NULL, "GB/s", "DRAM bandwidth (1 GB = 1e9 B)"),
+    KI("memory.line_bytes", line_bytes, 1, 65536, "128", "bytes",
+       "cache line (one tag) of L1 and L2; sectors per line = line_bytes / sector_bytes"),
+    KD("memory.l1_cycles_per_line", l1_cycles_per_line, 0, 100000, "0", "cycles",
+       "L1/TEX latency added per excess line: a warp access touching more lines than its "
+       "sectors need (divergent) waits this much longer per extra line; 0 = charge bytes only"),
+    KD("memory.l2_cycles_per_line", l2_cycles_per_line, 0, 100000, "0", "cycles",
+       "further latency per excess line for sectors that go to L2"),
+    KD("memory.dram_cycles_per_line", dram_cycles_per_line, 0, 100000, "0", "cycles",
+       "further latency per excess line for sectors that go to DRAM"),
     KI("memory.lg_queue_depth", lsu_queue_depth, 1, 1024, "16", "instructions",
        "global/local instructions queued per SMSP before ncu 'lg_throttle'"),
     KI("memory.mio_queue_depth", mio_queue_depth, 1, 1024, "16", "instructions",

@@ -8,9 +8,19 @@
 #ifndef SMSIM_CLI_H
 #define SMSIM_CLI_H
 
+#include <stddef.h>
+
 int cli_run(int argc, char **argv);       /* smsim --config X TRACE (simulate)   */
 int cli_config(int argc, char **argv);    /* smsim config --config X [--set ...]  */
+int cli_bench(int argc, char **argv);     /* smsim bench [--quick] [--threads N]  */
 int cli_occupancy(int argc, char **argv); /* smsim occupancy --config X --threads ... */
+int cli_export(int argc, char **argv);    /* smsim export --accelsim DIR TRACE    */
+int cli_sweep(int argc, char **argv);     /* smsim sweep --config X TRACE --vary k=a:b:s */
+int cli_saturate(int argc, char **argv);  /* smsim saturate --config X TRACE          */
+int cli_merge(int argc, char **argv);     /* smsim merge --sweep-manifest M FILES...  */
+int cli_sass2trace(int argc, char **argv); /* smsim sass2trace --sass F --kernel RE ... */
+int cli_validate(int argc, char **argv);  /* smsim validate DIR [--manifest M]        */
+int cli_compare(int argc, char **argv);   /* smsim compare --ncu CSV --config X TRACE */
 
 /* Shared helpers for subcommands. */
 struct arch;
@@ -23,5 +33,18 @@ int cli_add_override(struct arch_override **ov, int *n, const char *text);
 int cli_parse_int(const char *opt, const char *s, long lo, long hi, int *v);
 /* arch_load() that prints its one-line error on stderr; 0 or -1. */
 int cli_load_arch(const char *path, const struct arch_override *ov, int n, struct arch *a);
+
+/* Study helpers (cli_sweep.c, used by saturate and merge). */
+struct study_table;
+/* Write buf to a new file; 0, or 1 after a one-line message. */
+int cli_write_file(const char *path, const char *buf, size_t len);
+/* A sweep table as CSV or JSON to `out` (NULL: stdout), plus a gnuplot plot
+ * of metrics ys[0..ny) when `plot` is set; rendered before anything is
+ * written.  The exit status. */
+int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
+                     const char *const *ys, int ny);
+/* merge: the table of a manifest and its job outputs, printed (cli_merge.c). */
+int cli_merge_files(const char *manifest, const char *const *files, int nfiles, int json,
+                    const char *out, const char *plot, const char *const *ys, int ny);
 
 #endif

@@ -41,6 +41,8 @@ static const char run_help[] =
     "  --blocks-per-sm N      cap resident blocks per SM below the occupancy limit\n"
     "  --carveout PCT         preferred shared-memory carveout, 0..100 (default none)\n"
     "  --max-cycles N         stop a kernel after N cycles (default 0 = no limit)\n"
+    "  --threads N            simulate the SMs on N threads (default 1; the report is\n"
+    "                         identical for every N; --grid/--timeline run on one)\n"
     "  --grid N               text format only: warp-state grid of SM 0, first N cycles\n"
     "  --timeline FILE.json   write warp states and block lifetimes as Chrome\n"
     "                         trace-event JSON (open in ui.perfetto.dev)\n"
@@ -59,6 +61,7 @@ struct run_args {
     int blocks_per_sm;            /* --blocks-per-sm, 0 = occupancy             */
     int carveout;                 /* --carveout, -1 = none                      */
     uint64_t max_cycles;          /* --max-cycles, 0 = unlimited                */
+    int threads;                  /* --threads, 1 = serial                      */
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
@@ -116,6 +119,7 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     r->carveout = -1;
     r->tl_cycles = RUN_TL_CYCLES;
     r->tl_sms = RUN_TL_SMS;
+    r->threads = 1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -145,7 +149,7 @@ static int parse_args(int argc, char **argv, struct run_args *r)
         static const char *const known[] = {
             "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
             "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
-            "--timeline-sms", "-o", NULL
+            "--timeline-sms", "-o", "--threads", NULL
         };
         int k = 0;
         while (known[k] && strcmp(known[k], name))
@@ -203,6 +207,10 @@ static int parse_args(int argc, char **argv, struct run_args *r)
             if (parse_u64(name, val, 1, 100000, &v))
                 return 1;
             r->tl_sms = (int)v;
+        } else if (!strcmp(name, "--threads")) {
+            if (parse_u64(name, val, 1, 1024, &v))
+                return 1;
+            r->threads = (int)v;
         } else if (!strcmp(name, "-o")) {
             r->out = val;
         }
@@ -318,6 +326,7 @@ int cli_run(int argc, char **argv)
             .carveout_pct = r.carveout,
             .obs = (pics.grid || pics.tl) ? &obs : NULL,
             .max_cycles = r.max_cycles,
+            .threads = r.threads,
         };
         char eerr[512];
         if (engine_run(&a, k, &eo, &st[i], eerr)) {

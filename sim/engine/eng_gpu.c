@@ -1,10 +1,12 @@
-/* eng_gpu.c — engine_run(): residency, the block dispatcher and the global
- * time loop.
+/* eng_gpu.c — engine_run(): residency, the block dispatcher and the
+ * reference time loop.
  *
- * The loop advances global time to the earliest cycle any SM needs a look
- * and steps, in SM index order, every SM due at that cycle.  L2 and DRAM are
- * shared by all SMs, so this global order is what makes their queueing
- * causal; the SM index breaks ties deterministically.
+ * The reference loop advances global time to the earliest cycle any SM
+ * needs a look and steps, in SM index order, every SM due at that cycle.  L2
+ * and DRAM are shared by all SMs, so this global order is what makes their
+ * queueing causal; the SM index breaks ties deterministically.  Runs without
+ * an observer use the epoch scheme of eng_par.c instead, which reproduces
+ * this order exactly (docs/performance.md).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,12 +16,24 @@
 #include "engine/eng_internal.h"
 
 /* A block retired from (sm, slot) at t.  The slot is refilled after every
- * SM due at t has been stepped (assign_freed), so that slots freed on
+ * SM due at t has been stepped (gpu_assign_freed), so that slots freed on
  * several SMs in the same cycle get the pending blocks round-robin over
  * the SMs, as in the first wave, rather than all on the lowest SM. */
 void gpu_block_retired(struct eng_run *r, int smi, int b, uint64_t t)
 {
-    (void)t;
+    r->sm[smi].bs[b].state = BS_FREE;
+    if (r->deferred) {
+        /* parallel run: dispatched at the epoch end (eng_par.c) */
+        struct eng_sm *sm = &r->sm[smi];
+        int rank = 0;
+        for (int i = sm->nfr - 1; i >= 0 && sm->fr[i].t == t; i--)
+            rank++;
+        sm->fr[sm->nfr].t = t;
+        sm->fr[sm->nfr].bslot = b;
+        sm->fr[sm->nfr].rank = rank;
+        sm->nfr++;
+        return;
+    }
     int rank = 0;
     for (int i = 0; i < r->nfreed; i++)
         rank += r->freed[i].sm == smi;
@@ -27,13 +41,12 @@ void gpu_block_retired(struct eng_run *r, int smi, int b, uint64_t t)
     r->freed[r->nfreed].bslot = b;
     r->freed[r->nfreed].rank = rank;
     r->nfreed++;
-    r->sm[smi].bs[b].state = BS_FREE;
 }
 
 /* Hand the next blocks of the grid to the slots freed at t: rank 0 of every
  * SM in SM order, then rank 1, ...; each becomes resident
  * block_launch_latency cycles later (at least one). */
-static void assign_freed(struct eng_run *r, uint64_t t)
+void gpu_assign_freed(struct eng_run *r, uint64_t t)
 {
     int lat = r->a->block_launch_latency;
     uint64_t at = t + (uint64_t)(lat > 1 ? lat : 1);
@@ -51,8 +64,9 @@ static void assign_freed(struct eng_run *r, uint64_t t)
             bs->state = BS_PENDING;
             bs->block = (uint32_t)r->next_block++;
             bs->launch_at = at;
-            if (at < sm->next)
-                sm->next = at;
+            sm->npending++;
+            if (at < r->next[r->freed[i].sm])
+                r->next[r->freed[i].sm] = at;
         }
         if (!left)
             break;
@@ -103,14 +117,22 @@ static void free_run(struct eng_run *r)
                     free(sm->sp[s].lg.free_at);
                     free(sm->sp[s].mio.free_at);
                 }
+            if (sm->sp)
+                for (int s = 0; s < r->a->subpartitions; s++)
+                    free(sm->sp[s].until);
             free(sm->sp);
             free(sm->w);
             free(sm->bs);
+            free(sm->elig);
+            free(sm->taken);
+            free(sm->due);
+            free(sm->req);
+            free(sm->fr);
+            free(sm->unres);
         }
     }
     free(r->sm);
-    free(r->scratch_elig);
-    free(r->scratch_taken);
+    free(r->next);
     free(r->freed);
 }
 
@@ -118,24 +140,42 @@ static int alloc_run(struct eng_run *r)
 {
     const struct arch *a = r->a;
     int nslots = r->bps * r->wpb;
-    r->slots_per_smsp = (nslots + a->subpartitions - 1) / a->subpartitions;
-    r->scratch_elig = calloc((size_t)r->slots_per_smsp, sizeof *r->scratch_elig);
-    r->scratch_taken = calloc((size_t)r->slots_per_smsp, sizeof *r->scratch_taken);
+    int sub = a->subpartitions;
+    r->sub = sub;
+    r->slots_per_smsp = (nslots + sub - 1) / sub;
     r->sm = calloc((size_t)a->sm_count, sizeof *r->sm);
+    r->next = calloc((size_t)a->sm_count, sizeof *r->next);
     r->freed = calloc((size_t)a->sm_count * (size_t)r->bps, sizeof *r->freed);
-    if (!r->scratch_elig || !r->scratch_taken || !r->sm || !r->freed)
+    if (!r->sm || !r->next || !r->freed)
         return -1;
     for (int i = 0; i < a->sm_count; i++) {
         struct eng_sm *sm = &r->sm[i];
-        sm->next = ENG_NEVER;
+        r->next[i] = ENG_NEVER;
+        sm->err_t = ENG_NEVER;
         sm->bs = calloc((size_t)r->bps, sizeof *sm->bs);
         sm->w = calloc((size_t)nslots, sizeof *sm->w);
-        sm->sp = calloc((size_t)a->subpartitions, sizeof *sm->sp);
-        if (!sm->bs || !sm->w || !sm->sp)
+        sm->sp = calloc((size_t)sub, sizeof *sm->sp);
+        sm->elig = calloc((size_t)r->slots_per_smsp, sizeof *sm->elig);
+        sm->taken = calloc((size_t)r->slots_per_smsp, sizeof *sm->taken);
+        sm->due = calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
+        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due)
             return -1;
-        for (int s = 0; s < a->subpartitions; s++) {
+        if (r->deferred) {
+            sm->fr = calloc((size_t)r->bps, sizeof *sm->fr);
+            sm->unres = calloc((size_t)nslots, sizeof *sm->unres);
+            if (!sm->fr || !sm->unres)
+                return -1;
+        }
+        for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];
             sp->last = -1;
+            sp->nls = (nslots - s + sub - 1) / sub;
+            sp->ss = &r->st->smsp[(size_t)i * (size_t)sub + (size_t)s];
+            sp->until = malloc((size_t)(sp->nls > 0 ? sp->nls : 1) * sizeof *sp->until);
+            if (!sp->until)
+                return -1;
+            for (int j = 0; j < sp->nls; j++)
+                sp->until[j] = ENG_NEVER;
             sp->lg.cap = a->lsu_queue_depth;
             sp->mio.cap = a->mio_queue_depth;
             sp->lg.free_at = calloc((size_t)sp->lg.cap, sizeof *sp->lg.free_at);
@@ -204,6 +244,21 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     r.st = out;
     r.err = err;
     r.no_skip = o->no_skip;
+    /* Without an observer the SMs run in epochs (eng_par.c; on o->threads
+     * threads), which keeps each SM's data in cache for many cycles.  The
+     * observer's callbacks are neither thread-safe nor free of order, so
+     * pictures use the reference loop below: every SM due at a cycle, in SM
+     * order, cycle by cycle.  Both give identical counters. */
+    int nthreads = o->threads > 1 ? o->threads : 1;
+    /* warp_begin/warp_end run on the worker threads (sm_step: launch_block,
+     * retire); a reader with shared mutable state (the Accel-Sim reader's
+     * lazily loaded, reference-counted blocks) must see them one at a time.
+     * The result is the same on any number of threads. */
+    if (!k->mt_safe)
+        nthreads = 1;
+    if (nthreads > a->sm_count)
+        nthreads = a->sm_count;
+    r.deferred = !r.obs;
     r.bps = occ.blocks_per_sm;
     if (o->blocks_per_sm_cap > 0 && o->blocks_per_sm_cap < r.bps)
         r.bps = o->blocks_per_sm_cap;
@@ -230,16 +285,21 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         bs->state = BS_PENDING;
         bs->block = (uint32_t)i;
         bs->launch_at = 0;
-        sm->next = 0;
+        sm->npending++;
+        r.next[i % (uint64_t)a->sm_count] = 0;
     }
     r.next_block = first;
 
     int rc = 0;
+    if (r.deferred) {
+        rc = par_run(&r, nthreads);
+        goto finish;
+    }
     for (;;) {
         uint64_t t = ENG_NEVER;
         for (int i = 0; i < a->sm_count; i++)
-            if (r.sm[i].next < t)
-                t = r.sm[i].next;
+            if (r.next[i] < t)
+                t = r.next[i];
         if (t == ENG_NEVER)
             break;
         if (o->max_cycles && t > o->max_cycles) {
@@ -249,15 +309,16 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
             break;
         }
         for (int i = 0; i < a->sm_count; i++)
-            if (r.sm[i].next == t)
+            if (r.next[i] == t)
                 sm_step(&r, i, t);
         if (r.nfreed)
-            assign_freed(&r, t);
+            gpu_assign_freed(&r, t);
         if (r.error) {
             rc = -1;
             break;
         }
     }
+finish:
     if (rc == 0)
         for (int i = 0; i < a->sm_count; i++)
             if (r.sm[i].resident) {
@@ -266,7 +327,20 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
                 rc = -1;
                 break;
             }
-    out->cycles_elapsed = r.last_retire;
+    /* GPU-wide counters were kept per SM (sums: any order gives the same) */
+    for (int i = 0; i < a->sm_count; i++) {
+        const struct eng_acc *c = &r.sm[i].acc;
+        out->events += c->events;
+        out->thread_inst += c->thread_inst;
+        out->dram_bytes += c->dram_bytes;
+        out->l2_bytes += c->l2_bytes;
+        out->l1_sector_hits += c->l1_sector_hits;
+        out->l1_sectors += c->l1_sectors;
+        out->l2_sector_hits += c->l2_sector_hits;
+        out->l2_sectors += c->l2_sectors;
+        if (c->last_retire > out->cycles_elapsed)
+            out->cycles_elapsed = c->last_retire;
+    }
     free_run(&r);
     if (rc != 0)
         stats_kernel_free(out);

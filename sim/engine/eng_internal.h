@@ -25,32 +25,52 @@ enum { SBK_WAIT = 0, SBK_SHORT = 1, SBK_LONG = 2, SBK_READ = 4 };
 enum { SB_MAX = 32 };
 
 struct eng_sb {
+    uint64_t mask;          /* bit (reg % 64) of every entry that may be live: a
+                               quick "no register in common" test (sb_check)     */
     uint64_t ready[SB_MAX]; /* cycle from which the register is usable (or writable) */
     uint16_t reg[SB_MAX];   /* register id in trace.h's flat space                   */
     uint8_t kind[SB_MAX];   /* SBK_* of the entry                                    */
     uint8_t n;              /* entries in use (some may have expired)                */
 };
 
-/* One resident warp.  Hot fields first; the trace cursor (cold, touched
- * once per issue) last. */
+/* Register signature of an instruction for sb_check: bit (reg % 64) of its
+ * destinations and of its sources, and the entries it needs when it issues. */
+struct sb_sig {
+    uint64_t dmask;         /* destinations                                      */
+    uint64_t smask;         /* sources                                           */
+    int need;               /* scoreboard entries its issue may add              */
+};
+
+/* One resident warp.  The fields eval() reads come first (one cache line);
+ * the scoreboard and the trace cursor follow.  The cycle until which the
+ * cached state holds lives in the SMSP's until[] array (scanned every step). */
 struct eng_warp {
-    uint64_t until;        /* cached state is valid for cycles < until              */
-    uint64_t since;        /* first cycle of the current state interval             */
     uint64_t fetch_ready;  /* first cycle the next instruction is in the buffer    */
     uint64_t bar_until;    /* waits at a barrier while t < bar_until                */
-    uint64_t mem_done;     /* all outstanding loads and stores complete (MEMBAR)     */
+    uint64_t mem_done;     /* all outstanding loads and stores complete (MEMBAR);
+                              the known part while npend > 0                      */
     uint64_t store_done;   /* outstanding stores complete; after EXIT: retire cycle
-                              (all memory done: drain)                            */
-    uint64_t launch;       /* cycle the warp became resident                        */
-    uint64_t age;          /* launch order (GTO's "oldest"): block * wpb + warp     */
+                              (all memory done: drain); known part while npend > 0 */
+    uint64_t since;        /* first cycle of the current state interval             */
     const struct tr_inst *ni; /* next instruction to issue (fetched), NULL if none   */
-    struct tr_dyn dyn;     /* dynamic data of ni                                    */
-    uint32_t block;        /* linear block index                                    */
-    uint16_t wib;          /* warp index within its block                           */
     uint8_t state;         /* enum warp_state over [since, ...)                     */
     uint8_t resident;      /* 1 while the slot holds a live warp                    */
     uint8_t finished;      /* EXIT issued (or stream ended)                         */
     uint8_t branch;        /* the fetch wait is a branch (branch_resolving)         */
+    uint8_t ok;            /* conditions 1-4 hold for ni: only pipe/queue can block
+                              it (they hold until ni issues: see eval())          */
+    uint8_t pipe;          /* pipe of ni (valid with ni)                            */
+    uint8_t queue;         /* mem_queue_of(ni) (valid with ni)                      */
+    uint8_t unres;         /* parallel run: state at eval_t waits for an L2/DRAM
+                              answer (resolved at the epoch end)                  */
+    struct sb_sig sig;     /* ni's registers (valid with ni)                        */
+    uint16_t npend;        /* parallel run: memory requests not yet resolved        */
+    uint16_t wib;          /* warp index within its block                           */
+    uint32_t block;        /* linear block index                                    */
+    uint64_t age;          /* launch order (GTO's "oldest"): block * wpb + warp     */
+    uint64_t launch;       /* cycle the warp became resident                        */
+    uint64_t eval_t;       /* parallel run: cycle of the unresolved evaluation      */
+    struct tr_dyn dyn;     /* dynamic data of ni                                    */
     uint8_t bslot;         /* block slot on the SM                                  */
     struct eng_sb sb;      /* pending registers                                     */
     struct tr_cursor cur;  /* position in the trace                                 */
@@ -63,9 +83,18 @@ struct eng_queue {
 };
 
 struct eng_smsp {
-    uint64_t pipe_free[PIPE_COUNT]; /* first cycle each pipe accepts an instruction */
+    uint64_t pipe_free[PIPE_COUNT]; /* first cycle each pipe accepts an instruction
+                              (pipe_free[PIPE_FMA]: the FMA-lite datapath when the
+                              arch splits the fma pipe, pipes.fmaheavy)            */
+    uint64_t heavy_free;   /* first cycle the FMA-heavy datapath accepts one        */
+    uint64_t *until;       /* [slots_per_smsp] cached state valid for t < until;
+                              ENG_NEVER for an empty slot (hot: scanned each step) */
+    uint64_t umin;         /* <= min(until[]): the SMSP needs no look before it      */
+    struct stats_smsp *ss; /* this SMSP's counters                                  */
     uint64_t active_since; /* cycle the SMSP went from 0 to 1 resident warps        */
     int resident;          /* resident warps                                        */
+    int nls;               /* local slots of this SMSP (entries of until[])         */
+    int hi;                /* local slots >= hi hold no warp (scan bound)           */
     int last;              /* local slot of the last issued warp, -1 none           */
     struct eng_queue lg;   /* global/local/texture instructions not yet sent to L1  */
     struct eng_queue mio;  /* shared/constant instructions not yet served           */
@@ -83,15 +112,68 @@ struct eng_bslot {
 };
 enum { BS_FREE, BS_PENDING, BS_RUNNING };
 
+/* GPU-wide counters an SM adds to; kept per SM and summed at the end (sums of
+ * integers: the order does not matter, so threads cannot change them). */
+struct eng_acc {
+    uint64_t events;       /* SM steps                                              */
+    uint64_t thread_inst;  /* active lanes of issued instructions                   */
+    uint64_t dram_bytes;   /* bytes to/from DRAM                                    */
+    uint64_t l2_bytes;     /* bytes served by L2                                    */
+    uint64_t l1_sector_hits; /* sectors that hit L1                                 */
+    uint64_t l1_sectors;   /* sectors through L1                                    */
+    uint64_t l2_sector_hits; /* sectors that hit L2                                 */
+    uint64_t l2_sectors;   /* sectors requested from L2                             */
+    uint64_t last_retire;  /* latest warp retirement on this SM                     */
+};
+
+/* Parallel run: the L2/DRAM part of a memory instruction, computed at the
+ * epoch end in global (cycle, SM, issue) order exactly as the serial engine
+ * computes it at issue (eng_mem.c).  Inputs are the SM-local results. */
+struct eng_req {
+    uint64_t t;            /* issue cycle                                           */
+    double t1;             /* time the request left the L1/TEX stage                */
+    double rdy;            /* readiness known so far (L1 hits), 0 none              */
+    uint64_t ph;           /* placeholder ready value written to the scoreboard     */
+    uint64_t ready;        /* the answer (filled at resolution)                     */
+    int m;                 /* sectors to L2                                         */
+    int h2;                /* of which L2 hits                                      */
+    int m3;                /* L2 load misses (DRAM reads)                           */
+    int wb;                /* DRAM write-backs (stores)                             */
+    int excess;            /* lines beyond what the sectors need (divergence)       */
+    int slot;              /* SM warp slot of the issuing warp                      */
+    uint8_t is_store;      /* STG/RED-less store                                    */
+    uint8_t is_atom;       /* atomic                                                */
+};
+
+/* Parallel run: a block slot freed at cycle t (dispatched at the epoch end). */
+struct eng_free_ev {
+    uint64_t t;            /* retirement cycle                                      */
+    int bslot;             /* block slot                                            */
+    int rank;              /* slots this SM freed earlier in the same cycle         */
+};
+
 struct eng_sm {
-    uint64_t next;         /* next cycle to process, ENG_NEVER when idle for good    */
     uint64_t active_since; /* cycle the SM went from 0 to 1 resident warps          */
     int resident;          /* resident warps                                        */
+    int npending;          /* block slots in BS_PENDING                             */
     double l1_free;        /* L1/TEX tag stage: time it is free (fractional cycles)  */
     uint64_t smem_free;    /* shared-memory unit: first free cycle                  */
     struct eng_bslot *bs;  /* [bps]                                                 */
     struct eng_warp *w;    /* [bps * wpb], slot s lives on SMSP s % subpartitions   */
     struct eng_smsp *sp;   /* [subpartitions]                                       */
+    int *elig;             /* [slots_per_smsp] scratch: eligible local slots         */
+    int *due;              /* [slots_per_smsp] scratch: local slots due this step    */
+    uint8_t *taken;        /* [slots_per_smsp] scratch: pick marks                   */
+    struct eng_acc acc;    /* counters summed into stats_kernel at the end           */
+    /* parallel run only (outboxes of one epoch) */
+    struct eng_req *req;   /* memory requests waiting for L2/DRAM                    */
+    int nreq, capreq;      /* used / allocated                                      */
+    struct eng_free_ev *fr;/* freed block slots                                     */
+    int nfr, capfr;        /* used / allocated                                      */
+    int *unres;            /* slots with an unresolved evaluation                    */
+    int nunres;            /* entries in unres ([bps * wpb] allocated)              */
+    uint64_t err_t;        /* cycle of the first error on this SM (ENG_NEVER none)   */
+    char err[512];         /* its message                                           */
 };
 
 /* GPU-wide memory model (eng_mem.c). */
@@ -113,6 +195,10 @@ struct eng_freed {
     int rank;                   /* how many slots that SM freed before this one    */
 };
 
+/* Placeholder ready cycles of unresolved requests are >= ENG_PEND (far beyond
+ * any simulated cycle, below ENG_NEVER). */
+#define ENG_PEND (UINT64_C(1) << 62)
+
 struct eng_run {
     const struct arch *a;       /* the GPU                                         */
     struct trace_kernel *k;     /* the kernel                                      */
@@ -121,27 +207,31 @@ struct eng_run {
     struct stats_kernel *st;    /* counters being filled                           */
     struct eng_mem mem;         /* L2/DRAM servers                                 */
     struct eng_sm *sm;          /* [sm_count]                                      */
+    uint64_t *next;             /* [sm_count] next cycle each SM needs a look,
+                                   ENG_NEVER when idle for good                    */
     int bps;                    /* resident blocks per SM                          */
     int wpb;                    /* warps per block                                 */
+    int sub;                    /* SMSPs per SM                                    */
     int slots_per_smsp;         /* ceil(bps * wpb / subpartitions)                 */
     int no_skip;                /* evaluate every warp every cycle (tests)         */
+    int deferred;               /* parallel run: L2/DRAM and dispatch at epoch ends */
     uint64_t nblocks;           /* blocks in the grid                              */
     uint64_t next_block;        /* next block the dispatcher hands out             */
-    uint64_t last_retire;       /* latest warp retirement (kernel end)             */
     struct eng_freed *freed;    /* [sm_count * bps] block slots freed this cycle    */
     int nfreed;                 /* entries in freed                                */
-    int *scratch_elig;          /* [slots_per_smsp] eligible slots of one SMSP step */
-    uint8_t *scratch_taken;     /* [slots_per_smsp] pick marks of that step        */
-    int error;                  /* set on an internal failure (trace error)        */
+    int error;                  /* set on an internal failure (serial run)         */
     char *err;                  /* message buffer [512]                            */
 };
 
 /* eng_sb.c */
 void sb_reset(struct eng_sb *sb);
+void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
 /* Is inst blocked by pending registers at t?  Returns 0, or 1 with *until
- * (the cycle the blocking set clears) and *state (enum warp_state). */
-int sb_check(const struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
-             uint64_t *until, int *state);
+ * (the cycle the blocking set clears) and *state (enum warp_state).  Only
+ * call with a t no earlier than any earlier call's t since the last sb_add
+ * (it narrows sb->mask to the entries live at t). */
+int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
+             uint64_t t, uint64_t *until, int *state);
 void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t);
 
 /* eng_mem.c */
@@ -151,7 +241,7 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
 /* Issue memory instruction of w at t on (sm, smsp): queues, servers,
  * scoreboard, counters. */
 void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
-               struct eng_warp *w, uint64_t t);
+               struct eng_warp *w, int slot, uint64_t t);
 /* Which queue a memory instruction uses: 1 = LG, 2 = MIO, 0 = none. */
 int mem_queue_of(const struct tr_inst *in);
 int queue_busy(const struct eng_queue *q, uint64_t t, uint64_t *until);
@@ -160,8 +250,21 @@ void queue_push(struct eng_queue *q, uint64_t t, uint64_t free_at);
 /* eng_sm.c */
 int dep_kind(int dep); /* enum tr_dep (not TR_DEP_PIPE) -> SBK_* */
 void sm_step(struct eng_run *r, int smi, uint64_t t);
+/* Parallel run, epoch end: apply the resolved requests of SM smi to its warps
+ * and settle the evaluations that waited for them. */
+void sm_settle(struct eng_run *r, int smi);
+/* Report an internal error of SM smi at t (one line). */
+void sm_error(struct eng_run *r, int smi, uint64_t t, const char *msg);
+
+/* eng_mem.c (parallel run): the L2/DRAM part of a deferred request. */
+void mem_resolve(struct eng_run *r, struct eng_req *q);
 
 /* eng_gpu.c: the dispatcher gives a freed block slot its next block. */
 void gpu_block_retired(struct eng_run *r, int smi, int bslot, uint64_t t);
+/* Hand pending blocks to the slots in r->freed, all freed at t (in SM order). */
+void gpu_assign_freed(struct eng_run *r, uint64_t t);
+
+/* eng_par.c: the epoch loop (serial when threads == 1).  0 or -1. */
+int par_run(struct eng_run *r, int threads);
 
 #endif

@@ -6,8 +6,9 @@
  * bytes at a fixed rate.  A request of B bytes arriving at time x starts at
  * max(x, free), the server is then busy for B / rate cycles, and the data is
  * usable the configured unloaded latency after the server finishes.  The
- * engine processes SMs in global time order, so requests reach the shared
- * servers in time order and queueing delay is causal.
+ * shared L2 and DRAM servers see requests in global (cycle, SM, issue) order,
+ * so queueing delay is causal: at issue in the reference loop, at the epoch
+ * end in the epoch scheme (eng_par.c, mem_resolve), with the same result.
  *
  * Hit draws: where a footprint exceeds a capacity for a random pattern a
  * sector hits with probability capacity / footprint.  The draw is a hash of
@@ -18,6 +19,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
+#include <stdlib.h>
 #include "engine/eng_internal.h"
 
 void mem_init(struct eng_run *r)
@@ -128,6 +130,54 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
     }
 }
 
+/* Lines (memory.line_bytes) one dynamic instruction touches beyond the
+ * fewest its sectors need: 0 for coalesced, broadcast and dense strided
+ * accesses, up to lanes - ceil(sectors / sectors_per_line) for a fully
+ * divergent one (each lane its own line).  The hardware pays per line, not
+ * per byte, in its tag stages and per request at L2 and DRAM
+ * (docs/calibration.md, the 32-lane chase); the configured
+ * memory.*_cycles_per_line charge these excess lines. */
+static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
+                            const struct tr_dyn *d, int nsec)
+{
+    int lanes = popcount32(d->active_mask);
+    uint64_t L = (uint64_t)a->line_bytes;
+    if (lanes == 0 || nsec == 0 || L < (uint64_t)a->sector_bytes)
+        return 0;
+    uint64_t w = in->width ? in->width : 4;
+    uint64_t per_lane = (w + L - 1) / L;
+    uint64_t lines;
+    switch (in->pattern) {
+    case TR_PAT_STRIDED:
+        if (in->stride >= L)
+            lines = (uint64_t)lanes * per_lane;
+        else
+            lines = ((uint64_t)(lanes - 1) * in->stride + w + L - 1) / L;
+        break;
+    case TR_PAT_RANDOM:
+        lines = (uint64_t)lanes * per_lane;
+        break;
+    case TR_PAT_ADDRESSES:
+        if (d->naddr > 0 && d->addr) {
+            uint64_t v[128];
+            int n = 0;
+            for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
+                uint64_t lo = d->addr[i] / L, hi = (d->addr[i] + w - 1) / L;
+                for (uint64_t x = lo; x <= hi && n < 128; x++)
+                    v[n++] = x;
+            }
+            lines = (uint64_t)count_unique(v, n);
+            break;
+        }
+        /* fall through */
+    default: /* coalesced, broadcast: as few lines as the sectors need */
+        return 0;
+    }
+    uint64_t spl = L / (uint64_t)a->sector_bytes;
+    uint64_t need = ((uint64_t)nsec + spl - 1) / spl;
+    return lines > need ? (int)(lines - need) : 0;
+}
+
 /* Probability that a sector of this instruction hits a cache of capacity c.
  * footprint <= capacity: the stream fits and is reused -> hit.  Larger:
  * random reuse hits with probability c / footprint; a streaming pattern
@@ -181,19 +231,63 @@ static uint64_t cycle_ceil(double x, uint64_t t)
     return u > t ? u : t + 1;
 }
 
+/* The L2/DRAM servers for sectors that left L1 at t1 (eng_req says what
+ * each field is).  The serial engine runs this at issue; the parallel run at
+ * the epoch end, in the same global order, with the same inputs, so the
+ * floating-point steps and hence the answers are identical. */
+static uint64_t l2_dram(const struct arch *a, struct eng_mem *mem, uint64_t t, double t1,
+                        double rdy, int m, int h2, int m3, int wb, int is_store, int excess)
+{
+    double S = (double)a->sector_bytes;
+    double s2 = dmax(t1, mem->l2_free);
+    mem->l2_free = s2 + m * S / mem->l2_rate;
+    double t2 = mem->l2_free;
+    /* per excess line: latency only, the servers stay byte-rate (below) */
+    if (is_store || h2)
+        rdy = dmax(rdy, t2 + a->l2_latency + (excess ? excess * a->l2_cycles_per_line : 0.0));
+    if (m3 + wb > 0) {
+        double s3 = dmax(t2, mem->dram_free);
+        mem->dram_free = s3 + (m3 + wb) * S / mem->dram_rate;
+        if (m3)
+            rdy = dmax(rdy, mem->dram_free + a->dram_latency +
+                                (excess ? excess * a->dram_cycles_per_line : 0.0));
+    }
+    return cycle_ceil(rdy, t);
+}
+
+void mem_resolve(struct eng_run *r, struct eng_req *q)
+{
+    q->ready = l2_dram(r->a, &r->mem, q->t, q->t1, q->rdy, q->m, q->h2, q->m3, q->wb,
+                       q->is_store, q->excess);
+}
+
+/* Room for one more deferred request of sm; NULL when out of memory. */
+static struct eng_req *req_push(struct eng_sm *sm)
+{
+    if (sm->nreq == sm->capreq) {
+        int cap = sm->capreq ? 2 * sm->capreq : 64;
+        struct eng_req *n = realloc(sm->req, (size_t)cap * sizeof *n);
+        if (!n)
+            return NULL;
+        sm->req = n;
+        sm->capreq = cap;
+    }
+    return &sm->req[sm->nreq++];
+}
+
 void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
-               struct eng_warp *w, uint64_t t)
+               struct eng_warp *w, int slot, uint64_t t)
 {
     const struct arch *a = r->a;
     const struct tr_inst *in = w->ni;
     const struct tr_dyn *d = &w->dyn;
-    struct stats_kernel *st = r->st;
+    struct eng_acc *acc = &sm->acc;
     int is_store = in->kind == TR_K_STORE;
     int is_atom = in->kind == TR_K_ATOMIC;
     uint64_t ready, sent;
     int kind;
 
-    if (mem_queue_of(in) == 2) {
+    if (w->queue == 2) {
         /* Shared memory (and constant loads) through the MIO queue to the
          * SM's shared-memory unit, one wavefront per cycle: a k-way bank
          * conflict serialises k wavefronts, wide accesses need one
@@ -237,15 +331,20 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
             if (!is_store && !is_atom) {
                 double p1 = hit_p(in, r->mem.l1_cap);
                 h1 = draw_hits(nsec, p1 < 0 ? 0.0 : p1, key ^ 1);
-                st->l1_sectors += (uint64_t)nsec;
-                st->l1_sector_hits += (uint64_t)h1;
+                acc->l1_sectors += (uint64_t)nsec;
+                acc->l1_sector_hits += (uint64_t)h1;
             }
-            double rdy = h1 ? t1 + a->l1_latency : 0.0;
+            /* A divergent access pays per excess line on top of its bytes:
+             * a latency, not server time, so coalesced streams (no excess
+             * lines) keep exactly the byte rates. */
+            int excess = a->l1_cycles_per_line > 0 || a->l2_cycles_per_line > 0 ||
+                                 a->dram_cycles_per_line > 0
+                             ? mem_excess_lines(a, in, d, nsec) : 0;
+            double rdy = h1 ? t1 + a->l1_latency +
+                                  (excess ? excess * a->l1_cycles_per_line : 0.0)
+                            : 0.0;
             int m = nsec - h1;
             if (m > 0) {
-                double s2 = dmax(t1, r->mem.l2_free);
-                r->mem.l2_free = s2 + m * S / r->mem.l2_rate;
-                double t2 = r->mem.l2_free;
                 double p2 = hit_p(in, r->mem.l2_cap);
                 if (p2 < 0)
                     p2 = 1.0; /* unknown footprint: assume L2-resident */
@@ -256,25 +355,44 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
                     h2 = m;
                     m3 = 0;
                     wb = m - draw_hits(m, p2, key ^ 2);
-                    rdy = dmax(rdy, t2 + a->l2_latency);
                 } else {
                     h2 = draw_hits(m, p2, key ^ 2);
                     m3 = m - h2;
-                    if (h2)
-                        rdy = dmax(rdy, t2 + a->l2_latency);
                 }
-                if (m3 + wb > 0) {
-                    double s3 = dmax(t2, r->mem.dram_free);
-                    r->mem.dram_free = s3 + (m3 + wb) * S / r->mem.dram_rate;
-                    if (m3)
-                        rdy = dmax(rdy, r->mem.dram_free + a->dram_latency);
+                acc->l2_sectors += (uint64_t)m;
+                acc->l2_sector_hits += (uint64_t)h2;
+                acc->l2_bytes += (uint64_t)m * (uint64_t)a->sector_bytes;
+                acc->dram_bytes += (uint64_t)(m3 + wb) * (uint64_t)a->sector_bytes;
+                struct eng_req *q = r->deferred ? req_push(sm) : NULL;
+                if (q) {
+                    /* The answer is at least min(l2, dram latency) away,
+                     * past the epoch: a placeholder until the epoch end. */
+                    q->t = t;
+                    q->t1 = t1;
+                    q->rdy = rdy;
+                    q->m = m;
+                    q->h2 = h2;
+                    q->m3 = m3;
+                    q->wb = wb;
+                    q->excess = excess;
+                    q->slot = slot;
+                    q->is_store = (uint8_t)is_store;
+                    q->is_atom = (uint8_t)is_atom;
+                    q->ph = ENG_PEND + (uint64_t)sm->nreq;
+                    q->ready = 0;
+                    w->npend++;
+                    ready = q->ph;
+                } else if (r->deferred) {
+                    /* out of memory: the run fails at the epoch end; leave
+                     * the shared servers to the serial phase */
+                    sm_error(r, (int)(sm - r->sm), t, "out of memory");
+                    ready = cycle_ceil(rdy, t);
+                } else {
+                    ready = l2_dram(a, &r->mem, t, t1, rdy, m, h2, m3, wb, is_store, excess);
                 }
-                st->l2_sectors += (uint64_t)m;
-                st->l2_sector_hits += (uint64_t)h2;
-                st->l2_bytes += (uint64_t)m * (uint64_t)a->sector_bytes;
-                st->dram_bytes += (uint64_t)(m3 + wb) * (uint64_t)a->sector_bytes;
+            } else {
+                ready = cycle_ceil(rdy, t);
             }
-            ready = cycle_ceil(rdy, t);
         }
         queue_push(&sp->lg, t, sent);
         kind = SBK_LONG;
@@ -288,6 +406,8 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     /* Sources are read when the request leaves its queue (WAR hold). */
     for (int i = 0; i < in->nsrc; i++)
         sb_add(&w->sb, in->src[i], sent, kind | SBK_READ, t);
+    if (ready >= ENG_PEND)
+        return; /* mem_done and store_done take the answer in sm_settle */
     if (ready > w->mem_done)
         w->mem_done = ready;
     if ((is_store || is_atom) && ready > w->store_done)

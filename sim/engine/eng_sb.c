@@ -14,6 +14,7 @@
 void sb_reset(struct eng_sb *sb)
 {
     sb->n = 0;
+    sb->mask = 0;
 }
 
 /* RZ, PT, URZ and "none" never create a dependency (trace.h). */
@@ -25,18 +26,46 @@ static int reg_real(uint16_t r)
 
 static const int kind_state[3] = {WS_WAIT, WS_SHORT_SCOREBOARD, WS_LONG_SCOREBOARD};
 
+static uint64_t reg_bit(uint16_t r)
+{
+    return UINT64_C(1) << (r & 63);
+}
+
+/* The masks may include RZ/PT/none (a false "maybe": sb_check then scans
+ * and compares exactly); leaving them in keeps this branch-free. */
+void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
+{
+    uint64_t dm = 0, sm = 0;
+    for (int d = 0; d < in->ndst; d++)
+        dm |= reg_bit(in->dst[d]);
+    for (int s = 0; s < in->nsrc; s++)
+        sm |= reg_bit(in->src[s]);
+    g->dmask = dm;
+    g->smask = sm;
+    g->need = in->ndst;
+    if (in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC)
+        g->need += in->nsrc; /* memory instructions also hold their sources */
+}
+
 /* The binding entry is the one that clears last: while any of the matching
  * entries is pending the warp cannot issue, and reporting the latest one's
  * reason keeps the state constant over the whole stall (so skipping to
- * `until` is exact).  Ties prefer the longer kind. */
-int sb_check(const struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
-             uint64_t *until, int *state)
+ * `until` is exact).  Ties prefer the longer kind.
+ *
+ * An instruction none of whose registers has its bit in sb->mask matches
+ * no entry, and with n + need
+ * entries at most the table cannot be full: no scan needed. */
+int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
+             uint64_t t, uint64_t *until, int *state)
 {
+    if (!(sb->mask & (g->dmask | g->smask)) && sb->n + g->need <= SB_MAX)
+        return 0;
     uint64_t best = 0;
     int bkind = -1;
     int live = 0;
     uint64_t first_free = ENG_NEVER;
     int first_kind = 0;
+    uint64_t lmask = 0;
     for (int i = 0; i < sb->n; i++) {
         if (sb->ready[i] <= t)
             continue;
@@ -46,12 +75,15 @@ int sb_check(const struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
             first_kind = sb->kind[i] & 3;
         }
         uint16_t reg = sb->reg[i];
+        uint64_t bit = reg_bit(reg);
+        lmask |= bit;
         int hit = 0;
         /* Destinations: WAW against pending writes, WAR against pending reads. */
-        for (int d = 0; d < in->ndst && !hit; d++)
-            hit = in->dst[d] == reg;
+        if (bit & g->dmask)
+            for (int d = 0; d < in->ndst && !hit; d++)
+                hit = in->dst[d] == reg;
         /* Sources: RAW against pending writes only. */
-        if (!(sb->kind[i] & SBK_READ))
+        if (!hit && (bit & g->smask) && !(sb->kind[i] & SBK_READ))
             for (int s = 0; s < in->nsrc && !hit; s++)
                 hit = in->src[s] == reg;
         if (!hit)
@@ -62,6 +94,7 @@ int sb_check(const struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
             bkind = k;
         }
     }
+    sb->mask = lmask; /* entries expired at t stay expired */
     if (bkind >= 0) {
         *until = best;
         *state = kind_state[bkind];
@@ -69,10 +102,7 @@ int sb_check(const struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
     }
     /* A full table: the instruction could not record its own results.  The
      * warp waits for the oldest entry, reported as that entry's reason. */
-    int need = in->ndst;
-    if (in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC)
-        need += in->nsrc; /* memory instructions also hold their sources */
-    if (live + need > SB_MAX) {
+    if (live + g->need > SB_MAX) {
         *until = first_free;
         *state = kind_state[first_kind];
         return 1;
@@ -106,6 +136,7 @@ void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t 
         empty = sb->n++;
     }
     sb->ready[empty] = ready;
+    sb->mask |= reg_bit(reg);
     sb->reg[empty] = reg;
     sb->kind[empty] = (uint8_t)kind;
     /* Trim expired entries at the end so scans stay short. */

@@ -12,6 +12,21 @@
  * counters with no per-cycle work.  Cached states are likewise reused while
  * t < until.
  *
+ * Speed (docs/performance.md): the until[] of an SMSP's warps is one small
+ * array, so a step touches only the warps that are due; a warp that passed
+ * the barrier, fetch and dependency checks for its next instruction keeps
+ * that verdict (eng_warp.ok) until it issues, because those conditions only
+ * relax as time passes — an eligible warp that lost the issue slot is then
+ * re-checked against its pipe and queue only.
+ *
+ * Parallel run (eng_par.c): a memory instruction's L2/DRAM answer is not
+ * known until the epoch ends; its scoreboard entries hold a placeholder
+ * (>= ENG_PEND, later than any cycle of the epoch, which the true answer is
+ * too).  An evaluation whose result depends on a placeholder leaves the
+ * warp's state alone and records the cycle (unres, eval_t); sm_settle()
+ * repeats it with the answer, which reproduces the serial engine's state
+ * from that cycle on.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <stddef.h>
@@ -24,89 +39,132 @@ static int pipe_of(const struct tr_inst *in)
     return in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
 }
 
+/* Population count without relying on the POPCNT instruction (the default
+ * x86-64 target lacks it and gcc would call a library routine). */
+static int pop32(uint32_t x)
+{
+    if (x == 0xffffffffu)
+        return 32;
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
 /* Stall reason when the instruction's pipe is still busy: LSU instructions
  * back up into their queue (MIO or LG), math pipes report math_pipe_throttle. */
-static int pipe_busy_state(const struct tr_inst *in)
+static int pipe_busy_state(const struct eng_warp *w)
 {
-    if (pipe_of(in) == PIPE_LSU)
-        return mem_queue_of(in) == 1 ? WS_LG_THROTTLE : WS_MIO_THROTTLE;
+    if (w->pipe == PIPE_LSU)
+        return w->queue == 1 ? WS_LG_THROTTLE : WS_MIO_THROTTLE;
     return WS_MATH_PIPE_THROTTLE;
+}
+
+/* First cycle the pipe of w's next instruction accepts it.  With a split fma
+ * pipe (pipes.fmaheavy.issue_interval > 0) FP32 takes whichever datapath
+ * frees first, IMAD/IMUL/IDP only FMA-heavy, FP16x2 needs both. */
+static uint64_t pipe_ready(const struct arch *a, const struct eng_smsp *sp,
+                           const struct eng_warp *w)
+{
+    int p = w->pipe;
+    if (p != PIPE_FMA || a->fmaheavy.issue_interval <= 0)
+        return sp->pipe_free[p];
+    uint64_t lite = sp->pipe_free[PIPE_FMA], heavy = sp->heavy_free;
+    switch (w->ni->fma_path) {
+    case TR_FMA_HEAVY:
+        return heavy;
+    case TR_FMA_BOTH:
+        return lite > heavy ? lite : heavy;
+    default:
+        return lite < heavy ? lite : heavy;
+    }
 }
 
 /* The four eligibility conditions in priority order (docs/model.md):
  * 1 drain / barrier, 2 instruction fetched, 3 dependencies, 4 execution
- * resource.  Returns WS_SELECTED for "eligible". */
-static int eval(const struct eng_smsp *sp, const struct eng_warp *w, uint64_t t,
+ * resource.  Returns WS_SELECTED for "eligible".  Conditions 1-3 (and
+ * MEMBAR) only relax as t grows while ni stays the same, so once they hold
+ * w->ok remembers it until the next issue. */
+static int eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
                 uint64_t *until)
 {
-    if (w->finished) {
-        *until = w->store_done;
-        return WS_DRAIN;
+    if (!w->ok) {
+        if (w->finished) {
+            *until = w->npend ? ENG_PEND : w->store_done;
+            return WS_DRAIN;
+        }
+        if (t < w->bar_until) {
+            *until = w->bar_until;
+            return WS_BARRIER;
+        }
+        if (t < w->fetch_ready) {
+            *until = w->fetch_ready;
+            return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
+        }
+        const struct tr_inst *in = w->ni;
+        int st;
+        if (sb_check(&w->sb, in, &w->sig, t, until, &st))
+            return st;
+        if (in->kind == TR_K_MEMBAR) {
+            uint64_t md = w->npend ? ENG_PEND : w->mem_done;
+            if (t < md) {
+                *until = md;
+                return WS_MEMBAR;
+            }
+        }
+        w->ok = 1;
     }
-    if (t < w->bar_until) {
-        *until = w->bar_until;
-        return WS_BARRIER;
+    uint64_t pf = pipe_ready(a, sp, w);
+    if (t < pf) {
+        *until = pf;
+        return pipe_busy_state(w);
     }
-    if (t < w->fetch_ready) {
-        *until = w->fetch_ready;
-        return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
-    }
-    const struct tr_inst *in = w->ni;
-    int st;
-    if (sb_check(&w->sb, in, t, until, &st))
-        return st;
-    if (in->kind == TR_K_MEMBAR && t < w->mem_done) {
-        *until = w->mem_done;
-        return WS_MEMBAR;
-    }
-    int p = pipe_of(in);
-    if (t < sp->pipe_free[p]) {
-        *until = sp->pipe_free[p];
-        return pipe_busy_state(in);
-    }
-    int q = mem_queue_of(in);
-    if (q == 1 && queue_busy(&sp->lg, t, until))
+    if (w->queue == 1 && queue_busy(&sp->lg, t, until))
         return WS_LG_THROTTLE;
-    if (q == 2 && queue_busy(&sp->mio, t, until))
+    if (w->queue == 2 && queue_busy(&sp->mio, t, until))
         return WS_MIO_THROTTLE;
     *until = t + 1;
     return WS_SELECTED;
 }
 
 /* Close the warp's current state interval at t. */
-static void flush(struct eng_run *r, int smi, int slot, struct eng_warp *w, uint64_t t)
+static void flush(const struct eng_run *r, struct stats_smsp *ss, int smi, int s, int ls,
+                  struct eng_warp *w, uint64_t t)
 {
     if (t <= w->since)
         return;
-    int sub = r->a->subpartitions;
-    struct stats_smsp *ss = &r->st->smsp[(size_t)smi * (size_t)sub + (size_t)(slot % sub)];
     ss->state[w->state] += t - w->since;
     const struct engine_observer *obs = r->obs;
     if (obs && obs->warp_state && (obs->until == 0 || w->since < obs->until)) {
         uint64_t to = obs->until && t > obs->until ? obs->until : t;
-        obs->warp_state(obs->ud, smi, slot % sub, slot / sub, w->block, w->wib, w->since, to,
-                        w->state);
+        obs->warp_state(obs->ud, smi, s, ls, w->block, w->wib, w->since, to, w->state);
     }
 }
 
-static void set_state(struct eng_run *r, int smi, int slot, struct eng_warp *w, int st,
-                      uint64_t t)
+static void set_state(const struct eng_run *r, struct stats_smsp *ss, int smi, int s, int ls,
+                      struct eng_warp *w, int st, uint64_t t)
 {
     if (w->state == st)
         return;
-    flush(r, smi, slot, w, t);
+    flush(r, ss, smi, s, ls, w, t);
     w->state = (uint8_t)st;
     w->since = t;
 }
 
 static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
 {
+    int sub = r->sub;
     for (int i = 0; i < r->wpb; i++) {
-        struct eng_warp *x = &sm->w[b * r->wpb + i];
+        int slot = b * r->wpb + i;
+        struct eng_warp *x = &sm->w[slot];
         if (x->resident && x->bar_until == ENG_NEVER) {
             x->bar_until = t + 1;
-            if (x->until > t + 1)
-                x->until = t + 1;
+            struct eng_smsp *sp = &sm->sp[slot % sub];
+            uint64_t *u = &sp->until[slot / sub];
+            if (*u > t + 1)
+                *u = t + 1;
+            if (sp->umin > t + 1)
+                sp->umin = t + 1;
         }
     }
     sm->bs[b].arrived = 0;
@@ -117,11 +175,13 @@ static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
  * memory instructions to complete so that warp resources can be freed",
  * ncu's stall-reason table; loads too: their registers are written back),
  * at the earliest the next cycle.  It no longer takes part in barriers,
- * which may release the others (exited warps count as arrived). */
+ * which may release the others (exited warps count as arrived).  Requests
+ * still unresolved (parallel run) are merged into store_done by sm_settle. */
 static void finish(struct eng_run *r, struct eng_sm *sm, struct eng_warp *w, uint64_t t)
 {
     struct eng_bslot *bs = &sm->bs[w->bslot];
     w->finished = 1;
+    w->ok = 0;
     if (w->store_done < w->mem_done)
         w->store_done = w->mem_done;
     if (w->store_done < t + 1)
@@ -139,25 +199,69 @@ int dep_kind(int dep)
 
 static void fetch_next(struct eng_run *r, struct eng_warp *w)
 {
-    w->ni = r->k->ops->warp_next(r->k, &w->cur, &w->dyn);
+    const struct tr_inst *in = r->k->ops->warp_next(r->k, &w->cur, &w->dyn);
+    w->ni = in;
+    w->ok = 0;
+    if (in) {
+        w->pipe = (uint8_t)pipe_of(in);
+        w->queue = (uint8_t)mem_queue_of(in);
+        sb_sig_of(in, &w->sig);
+    }
+}
+
+void sm_error(struct eng_run *r, int smi, uint64_t t, const char *msg)
+{
+    if (!r->deferred) {
+        r->error = 1;
+        snprintf(r->err, 512, "%s", msg);
+        return;
+    }
+    /* the serial engine keeps the last message of the first failing cycle */
+    struct eng_sm *sm = &r->sm[smi];
+    if (sm->err_t == ENG_NEVER || sm->err_t == t) {
+        sm->err_t = t;
+        snprintf(sm->err, sizeof sm->err, "%s", msg);
+    }
 }
 
 static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
-                  struct eng_warp *w, uint64_t t)
+                  struct eng_warp *w, int slot, uint64_t t)
 {
     const struct arch *a = r->a;
     const struct tr_inst *in = w->ni;
-    int p = pipe_of(in);
-    if (a->pipe[p].issue_interval > 0)
-        sp->pipe_free[p] = t + (uint64_t)a->pipe[p].issue_interval;
-    r->st->thread_inst += (uint64_t)__builtin_popcount(w->dyn.active_mask);
+    int p = w->pipe;
+    const struct arch_pipe_cfg *pc = &a->pipe[p];
+    if (p == PIPE_FMA && a->fmaheavy.issue_interval > 0) {
+        /* split fma pipe: FMA-lite (pipes.fma) and FMA-heavy (pipes.fmaheavy) */
+        uint64_t lite_next = t + (uint64_t)(pc->issue_interval > 0 ? pc->issue_interval : 0);
+        uint64_t heavy_next = t + (uint64_t)a->fmaheavy.issue_interval;
+        switch (in->fma_path) {
+        case TR_FMA_HEAVY:
+            sp->heavy_free = heavy_next;
+            pc = &a->fmaheavy;
+            break;
+        case TR_FMA_BOTH:
+            sp->pipe_free[PIPE_FMA] = lite_next;
+            sp->heavy_free = heavy_next;
+            break;
+        default: /* the lite datapath when free, so FMA-heavy stays for IMAD */
+            if (sp->pipe_free[PIPE_FMA] <= t)
+                sp->pipe_free[PIPE_FMA] = lite_next;
+            else
+                sp->heavy_free = heavy_next;
+            break;
+        }
+    } else if (pc->issue_interval > 0) {
+        sp->pipe_free[p] = t + (uint64_t)pc->issue_interval;
+    }
+    sm->acc.thread_inst += (uint64_t)pop32(w->dyn.active_mask);
 
     int branch = 0;
     switch (in->kind) {
     case TR_K_ALU: {
-        int lat = in->latency >= 0 ? in->latency : a->pipe[p].latency;
+        int lat = in->latency >= 0 ? in->latency : pc->latency;
         int kind = in->dep != TR_DEP_PIPE ? dep_kind(in->dep)
-                   : a->pipe[p].dep == DEP_SHORT ? SBK_SHORT : SBK_WAIT;
+                   : pc->dep == DEP_SHORT ? SBK_SHORT : SBK_WAIT;
         for (int i = 0; i < in->ndst; i++)
             sb_add(&w->sb, in->dst[i], t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
         break;
@@ -165,7 +269,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     case TR_K_LOAD:
     case TR_K_STORE:
     case TR_K_ATOMIC:
-        mem_issue(r, sm, sp, w, t);
+        mem_issue(r, sm, sp, w, slot, t);
         break;
     case TR_K_BARRIER: {
         struct eng_bslot *bs = &sm->bs[w->bslot];
@@ -200,8 +304,9 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
     struct eng_sm *sm = &r->sm[smi];
     struct eng_bslot *bs = &sm->bs[b];
     const struct arch *a = r->a;
-    int sub = a->subpartitions;
+    int sub = r->sub;
     bs->state = BS_RUNNING;
+    sm->npending--;
     bs->started = t;
     bs->live = bs->unretired = r->wpb;
     bs->arrived = 0;
@@ -211,6 +316,11 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
         struct eng_smsp *sp = &sm->sp[slot % sub];
         memset(w, 0, offsetof(struct eng_warp, sb));
         sb_reset(&w->sb);
+        sp->until[slot / sub] = t;
+        if (sp->umin > t)
+            sp->umin = t;
+        if (sp->hi <= slot / sub)
+            sp->hi = slot / sub + 1;
         w->resident = 1;
         w->block = bs->block;
         w->wib = (uint16_t)i;
@@ -224,9 +334,13 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
         if (sm->resident++ == 0)
             sm->active_since = t;
         if (r->k->ops->warp_begin(r->k, bs->block, (uint32_t)i, &w->cur) != 0) {
-            r->error = 1;
-            snprintf(r->err, 512, "kernel '%s': trace has no stream for block %u warp %d",
-                     r->k->launch.name, bs->block, i);
+            char msg[512];
+            if (r->k->error) /* the reader's "file:line:col: message" (trace.h) */
+                snprintf(msg, sizeof msg, "%s", r->k->error);
+            else
+                snprintf(msg, sizeof msg, "kernel '%s': trace has no stream for block %u warp %d",
+                         r->k->launch.name, bs->block, i);
+            sm_error(r, smi, t, msg);
             w->ni = NULL;
         } else {
             fetch_next(r, w);
@@ -239,15 +353,16 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
     }
 }
 
-static void retire(struct eng_run *r, int smi, int slot, uint64_t t)
+static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
 {
     struct eng_sm *sm = &r->sm[smi];
+    int sub = r->sub;
+    int slot = ls * sub + s;
     struct eng_warp *w = &sm->w[slot];
-    int sub = r->a->subpartitions;
-    struct eng_smsp *sp = &sm->sp[slot % sub];
-    struct stats_smsp *ss = &r->st->smsp[(size_t)smi * (size_t)sub + (size_t)(slot % sub)];
+    struct eng_smsp *sp = &sm->sp[s];
+    struct stats_smsp *ss = sp->ss;
     struct stats_sm *sst = &r->st->sm[smi];
-    flush(r, smi, slot, w, t);
+    flush(r, ss, smi, s, ls, w, t);
     ss->warps_active += t - w->launch;
     sst->warps_active += t - w->launch;
     if (--sp->resident == 0)
@@ -255,12 +370,15 @@ static void retire(struct eng_run *r, int smi, int slot, uint64_t t)
     if (--sm->resident == 0)
         sst->cycles_active += t - sm->active_since;
     w->resident = 0;
+    sp->until[ls] = ENG_NEVER;
+    while (sp->hi > 0 && !sm->w[(sp->hi - 1) * sub + s].resident)
+        sp->hi--;
     if (r->k->ops->warp_end)
         r->k->ops->warp_end(r->k, &w->cur);
-    if (r->a->policy == SCHED_GTO && sp->last == slot / sub)
+    if (r->a->policy == SCHED_GTO && sp->last == ls)
         sp->last = -1;
-    if (t > r->last_retire)
-        r->last_retire = t;
+    if (t > sm->acc.last_retire)
+        sm->acc.last_retire = t;
     struct eng_bslot *bs = &sm->bs[w->bslot];
     if (--bs->unretired == 0) {
         sst->blocks++;
@@ -270,133 +388,223 @@ static void retire(struct eng_run *r, int smi, int slot, uint64_t t)
     }
 }
 
-/* Scheduler choice among eligible slots not yet taken this cycle.
+/* Scheduler choice among eligible local slots (ascending) not yet taken
+ * this cycle.
  * GTO: the last issued warp if eligible, else the oldest.
  * LRR: the first eligible slot after the last issued one. */
 static int pick(const struct eng_run *r, const struct eng_sm *sm, const struct eng_smsp *sp,
-                const int *elig, const uint8_t *taken, int n)
+                int s, const int *elig, const uint8_t *taken, int n)
 {
-    int sub = r->a->subpartitions;
     int best = -1;
     if (r->a->policy == SCHED_LRR) {
-        int nls = r->slots_per_smsp;
-        int bkey = 0;
-        for (int i = 0; i < n; i++) {
-            if (taken[i])
-                continue;
-            int ls = elig[i] / sub;
-            int key = ((ls - sp->last - 1) % nls + nls) % nls;
-            if (best < 0 || key < bkey) {
-                best = i;
-                bkey = key;
+        /* key (ls - last - 1) mod nls: the first slot after `last`, wrapping */
+        for (int i = 0; i < n; i++)
+            if (!taken[i]) {
+                if (elig[i] > sp->last)
+                    return i;
+                if (best < 0)
+                    best = i;
             }
-        }
         return best;
     }
+    int sub = r->sub;
+    uint64_t bage = 0;
     for (int i = 0; i < n; i++) {
         if (taken[i])
             continue;
-        if (elig[i] / sub == sp->last)
+        if (elig[i] == sp->last)
             return i;
-        if (best < 0 || sm->w[elig[i]].age < sm->w[elig[best]].age)
+        uint64_t age = sm->w[elig[i] * sub + s].age;
+        if (best < 0 || age < bage) {
             best = i;
+            bage = age;
+        }
     }
     return best;
+}
+
+/* An evaluation at t that waits for an unresolved request (parallel run). */
+static void mark_unres(struct eng_sm *sm, struct eng_warp *w, int slot, uint64_t t)
+{
+    if (w->unres)
+        return;
+    w->unres = 1;
+    w->eval_t = t;
+    sm->unres[sm->nunres++] = slot;
 }
 
 void sm_step(struct eng_run *r, int smi, uint64_t t)
 {
     struct eng_sm *sm = &r->sm[smi];
     const struct arch *a = r->a;
-    int sub = a->subpartitions;
-    int nslots = r->bps * r->wpb;
+    int sub = r->sub;
+    int no_skip = r->no_skip;
     uint64_t next = ENG_NEVER;
-    int *elig = r->scratch_elig;
-    uint8_t *taken = r->scratch_taken;
+    int *elig = sm->elig;
+    uint8_t *taken = sm->taken;
 
-    r->st->events++;
-    for (int b = 0; b < r->bps; b++)
-        if (sm->bs[b].state == BS_PENDING && sm->bs[b].launch_at <= t)
-            launch_block(r, smi, b, t);
+    sm->acc.events++;
+    if (sm->npending)
+        for (int b = 0; b < r->bps; b++)
+            if (sm->bs[b].state == BS_PENDING && sm->bs[b].launch_at <= t)
+                launch_block(r, smi, b, t);
 
     for (int s = 0; s < sub; s++) {
         struct eng_smsp *sp = &sm->sp[s];
-        struct stats_smsp *ss = &r->st->smsp[(size_t)smi * (size_t)sub + (size_t)s];
-        int n = 0;
         if (sp->resident == 0)
             continue;
-        for (int slot = s; slot < nslots; slot += sub) {
+        if (t < sp->umin && !no_skip) {
+            if (sp->umin < next)
+                next = sp->umin;
+            continue;
+        }
+        struct stats_smsp *ss = sp->ss;
+        uint64_t *until = sp->until;
+        int nls = sp->hi;
+        int n = 0;
+        /* Pass 1, branch-free: which slots are due, and the earliest of the
+         * others.  Pass 2 visits the due ones in slot order (nothing a visit
+         * does changes another warp's until before the issue below). */
+        int *due = sm->due;
+        int nd = 0;
+        uint64_t umin = ENG_NEVER;
+        if (no_skip) {
+            for (int ls = 0; ls < nls; ls++)
+                due[ls] = ls;
+            nd = nls;
+        } else {
+            for (int ls = 0; ls < nls; ls++) {
+                uint64_t u = until[ls];
+                due[nd] = ls;
+                nd += u <= t;
+                umin = u > t && u < umin ? u : umin;
+            }
+        }
+        for (int di = 0; di < nd; di++) {
+            int ls = due[di];
+            int slot = ls * sub + s;
             struct eng_warp *w = &sm->w[slot];
+            uint64_t u;
             if (!w->resident)
                 continue;
-            if (w->finished && t >= w->store_done) {
-                retire(r, smi, slot, t);
+            if (w->finished && !w->npend && t >= w->store_done) {
+                retire(r, smi, s, ls, t);
                 continue;
             }
-            if (!r->no_skip && t < w->until) {
-                if (w->until < next)
-                    next = w->until;
-                continue;
-            }
-            uint64_t u;
-            int st = eval(sp, w, t, &u);
+            int st = eval(a, sp, w, t, &u);
             if (st == WS_SELECTED) {
-                elig[n] = slot;
+                elig[n] = ls;
                 taken[n] = 0;
                 n++;
                 continue;
             }
-            set_state(r, smi, slot, w, st, t);
-            w->until = u;
-            if (u < next)
-                next = u;
+            if (u >= ENG_PEND && u != ENG_NEVER) { /* parallel run: answer pending */
+                mark_unres(sm, w, slot, t);
+                until[ls] = ENG_PEND;
+                continue;
+            }
+            set_state(r, ss, smi, s, ls, w, st, t);
+            until[ls] = u;
+            if (u < umin)
+                umin = u;
         }
-        if (n == 0)
+        if (n == 0) {
+            sp->umin = umin;
+            if (umin < next)
+                next = umin;
             continue;
+        }
         ss->warps_eligible += (uint64_t)n;
         int issued = 0;
         for (int k = 0; k < a->issue_width; k++) {
-            int i = pick(r, sm, sp, elig, taken, n);
+            int i = pick(r, sm, sp, s, elig, taken, n);
             if (i < 0)
                 break;
             taken[i] = 1;
-            struct eng_warp *w = &sm->w[elig[i]];
+            int slot = elig[i] * sub + s;
+            struct eng_warp *w = &sm->w[slot];
             uint64_t u;
             /* A second issue in the same cycle may find the pipe or queue
              * taken by the first; the warp then stays not_selected. */
-            if (issued > 0 && eval(sp, w, t, &u) != WS_SELECTED) {
+            if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
                 taken[i] = 2;
                 continue;
             }
             taken[i] = 3;
-            issue(r, sm, sp, w, t);
-            sp->last = elig[i] / sub;
+            issue(r, sm, sp, w, slot, t);
+            sp->last = elig[i];
             issued++;
         }
         for (int i = 0; i < n; i++) {
-            struct eng_warp *w = &sm->w[elig[i]];
-            set_state(r, smi, elig[i], w, taken[i] == 3 ? WS_SELECTED : WS_NOT_SELECTED, t);
-            w->until = t + 1;
+            int ls = elig[i];
+            struct eng_warp *w = &sm->w[ls * sub + s];
+            set_state(r, ss, smi, s, ls, w, taken[i] == 3 ? WS_SELECTED : WS_NOT_SELECTED, t);
+            until[ls] = t + 1;
         }
         if (issued) {
             ss->issue_active++;
             ss->inst_issued += (uint64_t)issued;
         }
+        sp->umin = t + 1;
         next = t + 1;
     }
 
     int pending = 0;
-    for (int b = 0; b < r->bps; b++)
-        if (sm->bs[b].state == BS_PENDING) {
-            pending = 1;
-            if (sm->bs[b].launch_at < next)
-                next = sm->bs[b].launch_at;
-        }
+    if (sm->npending)
+        for (int b = 0; b < r->bps; b++)
+            if (sm->bs[b].state == BS_PENDING) {
+                pending = 1;
+                if (sm->bs[b].launch_at < next)
+                    next = sm->bs[b].launch_at;
+            }
     /* (slots freed in this step are refilled by the dispatcher after all SMs
-     * due at t have stepped; it lowers sm->next itself) */
-    if (r->no_skip && (sm->resident || pending))
+     * due at t have stepped; it lowers the SM's next itself) */
+    if (no_skip && (sm->resident || pending))
         next = t + 1;
     if (next <= t) /* cannot happen; never loop on one cycle */
         next = t + 1;
-    sm->next = next;
+    r->next[smi] = next;
+}
+
+/* Parallel run, epoch end: the requests of this SM have their answers
+ * (mem_resolve ran in global order).  Replace the placeholders, then repeat
+ * each evaluation that waited for them at the cycle it was made: nothing
+ * else about the warp changed since (it was blocked), and the pipe and queue
+ * checks come after the ones that blocked it, so this is exactly the state
+ * the serial engine set at that cycle. */
+void sm_settle(struct eng_run *r, int smi)
+{
+    struct eng_sm *sm = &r->sm[smi];
+    int sub = r->sub;
+    for (int i = 0; i < sm->nreq; i++) {
+        const struct eng_req *q = &sm->req[i];
+        struct eng_warp *w = &sm->w[q->slot];
+        for (int j = 0; j < w->sb.n; j++)
+            if (w->sb.ready[j] == q->ph)
+                w->sb.ready[j] = q->ready;
+        if (q->ready > w->mem_done)
+            w->mem_done = q->ready;
+        if ((q->is_store || q->is_atom || w->finished) && q->ready > w->store_done)
+            w->store_done = q->ready;
+        w->npend--;
+    }
+    sm->nreq = 0;
+    uint64_t next = r->next[smi];
+    for (int i = 0; i < sm->nunres; i++) {
+        int slot = sm->unres[i];
+        int s = slot % sub, ls = slot / sub;
+        struct eng_smsp *sp = &sm->sp[s];
+        struct eng_warp *w = &sm->w[slot];
+        uint64_t u;
+        w->unres = 0;
+        int st = eval(r->a, sp, w, w->eval_t, &u);
+        set_state(r, sp->ss, smi, s, ls, w, st, w->eval_t);
+        sp->until[ls] = u;
+        if (u < sp->umin)
+            sp->umin = u;
+        if (u < next)
+            next = u;
+    }
+    sm->nunres = 0;
+    r->next[smi] = next;
 }

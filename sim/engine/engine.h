@@ -35,6 +35,13 @@ struct engine_opts {
     uint64_t max_cycles;           /* safety stop (0 = unlimited)                   */
     int no_skip;                   /* 1: step every cycle and re-evaluate every warp
                                       (tests: counters must equal the skipping run) */
+    int threads;                   /* SMs simulated on this many threads (<= 1: one;
+                                      forced to one with an observer).  Results are
+                                      byte-identical for every value.  With > 1 the
+                                      trace's warp_begin/next/end are called
+                                      concurrently on distinct cursors, so only
+                                      for a kernel with mt_safe set; otherwise
+                                      one thread is used.                        */
 };
 
 /* Simulate kernel k.  Initializes *out (caller frees with stats_kernel_free).

@@ -84,6 +84,15 @@ struct tr_inst {
     uint32_t line;         /* source line in the trace, for messages                */
     char opcode[24];       /* opcode with modifiers, NUL-terminated                 */
     uint8_t dep;           /* enum tr_dep: how a consumer waits for the result      */
+    uint8_t fma_path;      /* enum tr_fma_path: which FMA datapath(s) (pipe fma only) */
+};
+
+/* Datapaths of the fma pipe an instruction may use when the arch splits it
+ * into FMA-lite and FMA-heavy (pipes.fmaheavy; sim/trace/trace_isa.c). */
+enum tr_fma_path {
+    TR_FMA_ANY,   /* FP32 FFMA/FADD/FMUL: either datapath                     */
+    TR_FMA_HEAVY, /* IMAD/IMUL/IDP: the FMA-heavy datapath only               */
+    TR_FMA_BOTH   /* FP16x2 HFMA2/HADD2/HMUL2: both datapaths at once          */
 };
 
 /* Per-dynamic-instance data a reader may supply (addresses, real mask). */
@@ -143,6 +152,9 @@ struct trace_kernel {
                                     "file:line:col: message" (reader-owned), or NULL */
     uint64_t unknown_insts;      /* warp-instructions read so far whose opcode is not
                                     in the SASS table (Accel-Sim reader; else 0)  */
+    int mt_safe;                 /* 1: warp_begin/next/end may run concurrently on
+                                    distinct cursors (engine_opts.threads > 1); 0
+                                    (the zero value): the engine uses one thread  */
 };
 
 struct trace_file {

@@ -321,6 +321,18 @@ int tr_isa_decode(const char *opcode, struct tr_inst *out, struct tr_isa_info *i
     }
     out->kind = r->kind;
     out->pipe = r->pipe;
+    /* GH100/GA10x: FMA-heavy runs IMAD, IDP and FP32; FMA-lite FP32 only;
+     * FP16x2 is dual-issued to both (NVIDIA forum answer on the fmaheavy /
+     * fmalite pipes, forums.developer.nvidia.com/t/302018/7).  Measured on
+     * the H200: IMAD issues at half FFMA's rate (docs/calibration.md). */
+    if (r->pipe == PIPE_FMA) {
+        if ((blen == 4 && (!strncmp(opcode, "IMAD", 4) || !strncmp(opcode, "IMUL", 4))) ||
+            (blen == 7 && (!strncmp(opcode, "IMAD32I", 7) || !strncmp(opcode, "IMUL32I", 7))) ||
+            (blen == 3 && !strncmp(opcode, "IDP", 3)))
+            out->fma_path = TR_FMA_HEAVY;
+        else if (opcode[0] == 'H')
+            out->fma_path = TR_FMA_BOTH;
+    }
     out->space = r->space;
     out->dep = r->dep;
     info->known = 1;

@@ -917,6 +917,7 @@ static int parse_kernel(struct fctx *f, const char *s, size_t at)
     l->smem_dynamic = (int)num[H_SDYN];
     l->barriers = (int)num[H_BARRIERS];
     f->k->ops = &nt_trace_ops;
+    f->k->mt_safe = 1; /* cursors only: the program is read-only after parsing */
     f->k->impl = f->p;
     f->p->blocks = blocks;
     f->p->warps = tr_warps_per_block(l);

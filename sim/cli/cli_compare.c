@@ -1,0 +1,408 @@
+/* cli_compare.c — `smsim compare --ncu report.csv --config X TRACE`: simulate
+ * one kernel and put every metric smsim predicts next to what Nsight Compute
+ * measured for it (the metrics the CSV has), with the error in percent.
+ * docs/validation.md.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "arch/arch.h"
+#include "cli/cli.h"
+#include "engine/engine.h"
+#include "report/report.h"
+#include "stats/stats.h"
+#include "study/study_validate.h"
+#include "trace/ncu_csv.h"
+#include "trace/trace.h"
+
+static const char cmp_help[] =
+    "usage: smsim compare --ncu REPORT.csv --config CFG.yaml TRACE [options]\n"
+    "  simulate one kernel of TRACE and compare every metric smsim predicts with the\n"
+    "  values Nsight Compute measured (ncu --csv --page raw --print-units base, or the\n"
+    "  details page)\n"
+    "\n"
+    "options:\n"
+    "  --ncu FILE             the ncu CSV export, required\n"
+    "  --config FILE          GPU configuration (YAML), required\n"
+    "  --ncu-id ID            the CSV row to compare with (its \"ID\"; required when the\n"
+    "                         CSV holds several launches)\n"
+    "  --kernel N             kernel of the trace (required when it has several)\n"
+    "  --format text|json|csv report format (default text)\n"
+    "  --blocks-per-sm N      cap resident blocks per SM (as smsim --blocks-per-sm)\n"
+    "  --carveout PCT         preferred shared-memory carveout, 0..100 (default none)\n"
+    "  --set sec.key=val      override a configuration key (repeatable)\n"
+    "  --seed N               RNG seed (default 1)\n"
+    "  --threads N            simulate the SMs on N threads (default 1; same result)\n"
+    "  -o FILE                write the report to FILE instead of stdout\n";
+
+struct cmp_args {
+    const char *ncu;              /* --ncu                            */
+    const char *config;           /* --config                         */
+    const char *trace;            /* TRACE                            */
+    const char *id;               /* --ncu-id, or NULL                */
+    const char *out;              /* -o                               */
+    int kernel;                   /* --kernel, -1 = the only one      */
+    int format;                   /* enum report_format               */
+    int cap;                      /* --blocks-per-sm, 0 = none        */
+    int carveout;                 /* --carveout, -1 = none            */
+    int threads;                  /* --threads                        */
+    uint64_t seed;                /* --seed                           */
+    struct arch_override *ov;     /* --set                            */
+    int nov;                      /* their count                      */
+};
+
+static int parse_args(int argc, char **argv, struct cmp_args *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kernel = -1;
+    r->carveout = -1;
+    r->threads = 1;
+    r->seed = 1;
+    r->format = REPORT_TEXT;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(cmp_help, stdout);
+            return 3;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (r->trace) {
+                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
+                        arg);
+                return 1;
+            }
+            r->trace = arg;
+            continue;
+        }
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        static const char *const known[] = {
+            "--ncu", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
+            "--carveout", "--set", "--seed", "--threads", "-o", NULL
+        };
+        int k = 0;
+        while (known[k] && strcmp(known[k], name))
+            k++;
+        if (!known[k]) {
+            fprintf(stderr, "smsim: unknown option '%s' (see smsim compare --help)\n", arg);
+            return 1;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: option %s needs a value\n", name);
+                return 1;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(name, "--ncu")) {
+            r->ncu = val;
+        } else if (!strcmp(name, "--config")) {
+            r->config = val;
+        } else if (!strcmp(name, "--ncu-id")) {
+            r->id = val;
+        } else if (!strcmp(name, "--kernel")) {
+            if (cli_parse_int(name, val, 0, INT32_MAX, &r->kernel))
+                return 1;
+        } else if (!strcmp(name, "--format")) {
+            r->format = report_parse_format(val);
+            if (r->format < 0) {
+                fprintf(stderr, "smsim: --format '%s': expected text, json or csv\n", val);
+                return 1;
+            }
+        } else if (!strcmp(name, "--blocks-per-sm")) {
+            if (cli_parse_int(name, val, 1, INT32_MAX, &r->cap))
+                return 1;
+        } else if (!strcmp(name, "--carveout")) {
+            if (cli_parse_int(name, val, 0, 100, &r->carveout))
+                return 1;
+        } else if (!strcmp(name, "--set")) {
+            if (cli_add_override(&r->ov, &r->nov, val))
+                return 1;
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(val, &end, 10);
+            if (!(val[0] >= '0' && val[0] <= '9') || *end || errno) {
+                fprintf(stderr, "smsim: --seed '%s': expected a non-negative integer\n", val);
+                return 1;
+            }
+            r->seed = x;
+        } else if (!strcmp(name, "--threads")) {
+            if (cli_parse_int(name, val, 1, 1024, &r->threads))
+                return 1;
+        } else if (!strcmp(name, "-o")) {
+            r->out = val;
+        }
+    }
+    if (!r->ncu) {
+        fputs("smsim: missing --ncu REPORT.csv (see smsim compare --help)\n", stderr);
+        return 1;
+    }
+    if (!r->config) {
+        fputs("smsim: missing --config CFG.yaml (see smsim compare --help)\n", stderr);
+        return 1;
+    }
+    if (!r->trace) {
+        fputs("smsim: missing TRACE file (see smsim compare --help)\n", stderr);
+        return 1;
+    }
+    return 0;
+}
+
+/* One compared metric. */
+struct row {
+    const char *name;     /* ncu name (string literal from stats_metrics) */
+    const char *unit;     /* smsim's unit                                */
+    double pred;          /* predicted                                   */
+    double meas;          /* measured                                    */
+};
+
+/* A value for the text table: full integers, else 4 significant digits. */
+static void fmt_text(char buf[48], double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, 48, isinf(v) ? "unlimited" : "-");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, 48, "%.0f", v);
+    else if (fabs(v) >= 1000)
+        snprintf(buf, 48, "%.2f", v);
+    else
+        snprintf(buf, 48, "%.4g", v);
+}
+
+static void write_text(FILE *f, const struct row *rows, int n, const char *head)
+{
+    fprintf(f, "%s\n", head);
+    int w = 11;
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(rows[i].name) > w)
+            w = (int)strlen(rows[i].name);
+    fprintf(f, "  %-*s %-16s %16s %16s %9s\n", w, "Metric Name", "Metric Unit", "smsim", "ncu",
+            "Error %");
+    for (int i = 0; i < n; i++) {
+        char p[48], m[48], e[48];
+        fmt_text(p, rows[i].pred);
+        fmt_text(m, rows[i].meas);
+        double err = val_err_pct(rows[i].meas, rows[i].pred);
+        if (isfinite(err))
+            snprintf(e, sizeof e, "%+.1f", err);
+        else
+            snprintf(e, sizeof e, "-");
+        fprintf(f, "  %-*s %-16s %16s %16s %9s\n", w, rows[i].name, rows[i].unit, p, m, e);
+    }
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_number(FILE *f, double v)
+{
+    char buf[REPORT_NUM_MAX];
+    report_format_number(buf, v);
+    fputc('"', f);
+    if (isfinite(v))
+        fputs(buf, f);
+    fputc('"', f);
+}
+
+int cli_compare(int argc, char **argv)
+{
+    struct cmp_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        free(a.ov);
+        return rc == 3 ? 0 : rc;
+    }
+    struct arch arch;
+    struct ncu_table t;
+    struct trace_file *tf = NULL;
+    struct stats_kernel st;
+    int have_t = 0, have_st = 0;
+    char *rep = NULL;
+    size_t replen = 0;
+    rc = 1;
+    if (cli_load_arch(a.config, a.ov, a.nov, &arch))
+        goto done;
+    char err[NCU_ERR_MAX];
+    if (ncu_csv_load(a.ncu, &t, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    have_t = 1;
+    int row;
+    if (a.id) {
+        row = ncu_row_by_id(&t, a.id);
+        if (row < 0) {
+            fprintf(stderr, "smsim: --ncu-id %s: %s has no row with ID %s (%d row%s)\n", a.id,
+                    a.ncu, a.id, t.nrows, t.nrows == 1 ? "" : "s");
+            goto done;
+        }
+    } else if (t.nrows == 1) {
+        row = 0;
+    } else {
+        fprintf(stderr, "smsim: %s: %d launches: choose one with --ncu-id ID (the \"ID\" "
+                "column)\n", a.ncu, t.nrows);
+        goto done;
+    }
+    char terr[TRACE_ERR_MAX];
+    tf = trace_open(a.trace, terr);
+    if (!tf) {
+        fprintf(stderr, "%s\n", terr);
+        goto done;
+    }
+    int kernel = a.kernel;
+    if (tf->nkernels < 1) {
+        fprintf(stderr, "%s: no kernel in the trace\n", a.trace);
+        goto done;
+    }
+    if (kernel < 0) {
+        if (tf->nkernels > 1) {
+            fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel N (0..%d)\n",
+                    a.trace, tf->nkernels, tf->nkernels - 1);
+            goto done;
+        }
+        kernel = 0;
+    } else if (kernel >= tf->nkernels) {
+        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", kernel,
+                tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
+        goto done;
+    }
+    struct trace_kernel *k = tf->kernels[kernel];
+    struct engine_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.seed = a.seed;
+    eo.blocks_per_sm_cap = a.cap;
+    eo.carveout_pct = a.carveout;
+    eo.threads = a.threads;
+    char eerr[512];
+    if (engine_run(&arch, k, &eo, &st, eerr)) {
+        stats_kernel_free(&st);
+        fprintf(stderr, "smsim: %s: kernel %d: %s\n", a.trace, kernel, eerr);
+        goto done;
+    }
+    have_st = 1;
+    struct stats_metric m[STATS_METRICS_MAX];
+    int nm = stats_metrics(&st, &arch, m, STATS_METRICS_MAX);
+    if (nm > STATS_METRICS_MAX)
+        nm = STATS_METRICS_MAX;
+    struct row rows[STATS_METRICS_MAX];
+    int n = 0;
+    for (int i = 0; i < nm; i++) {
+        double v;
+        int r = ncu_metric(&t, row, m[i].name, &v, err);
+        if (r < 0) {
+            fprintf(stderr, "%s\n", err);
+            goto done;
+        }
+        if (r > 0)
+            continue; /* not measured (or n/a) */
+        rows[n++] = (struct row){ m[i].name, m[i].unit, m[i].value, v };
+    }
+    if (n == 0) {
+        fprintf(stderr, "smsim: %s: row ID %s has none of the metrics smsim reports (export "
+                "with ncu --csv --page raw)\n", a.ncu, ncu_cell(&t, row, ncu_col(&t, "ID")));
+        goto done;
+    }
+
+    rc = 2;
+    FILE *f = open_memstream(&rep, &replen);
+    if (!f)
+        goto nomem;
+    const char *kname = ncu_cell(&t, row, ncu_col(&t, "Kernel Name"));
+    const char *id = ncu_cell(&t, row, ncu_col(&t, "ID"));
+    if (a.format == REPORT_TEXT) {
+        char head[1024];
+        snprintf(head, sizeof head,
+                 "%s: kernel %d '%s' (smsim, Config %s) vs ncu ID %s '%s' (%s)", a.trace,
+                 kernel, k->launch.name, arch.name, id ? id : "?", kname ? kname : "?", a.ncu);
+        write_text(f, rows, n, head);
+    } else if (a.format == REPORT_JSON) {
+        fputs("{\n  \"config\": ", f);
+        report_json_string(f, arch.name);
+        fputs(",\n  \"trace\": ", f);
+        report_json_string(f, a.trace);
+        fprintf(f, ",\n  \"kernel\": %d,\n  \"name\": ", kernel);
+        report_json_string(f, k->launch.name);
+        fputs(",\n  \"ncu_csv\": ", f);
+        report_json_string(f, a.ncu);
+        fputs(",\n  \"ncu_id\": ", f);
+        report_json_string(f, id ? id : "");
+        fputs(",\n  \"ncu_kernel\": ", f);
+        report_json_string(f, kname ? kname : "");
+        fputs(",\n  \"metrics\": [", f);
+        for (int i = 0; i < n; i++) {
+            fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+            report_json_string(f, rows[i].name);
+            fputs(", \"unit\": ", f);
+            report_json_string(f, rows[i].unit);
+            fputs(", \"predicted\": ", f);
+            report_json_number(f, rows[i].pred);
+            fputs(", \"measured\": ", f);
+            report_json_number(f, rows[i].meas);
+            fputs(", \"err_pct\": ", f);
+            report_json_number(f, val_err_pct(rows[i].meas, rows[i].pred));
+            fputc('}', f);
+        }
+        fputs("\n  ]\n}\n", f);
+    } else {
+        fputs("\"Metric Name\",\"Metric Unit\",\"Predicted\",\"Measured\",\"Error %\"\n", f);
+        for (int i = 0; i < n; i++) {
+            csv_field(f, rows[i].name);
+            fputc(',', f);
+            csv_field(f, rows[i].unit);
+            fputc(',', f);
+            csv_number(f, rows[i].pred);
+            fputc(',', f);
+            csv_number(f, rows[i].meas);
+            fputc(',', f);
+            csv_number(f, val_err_pct(rows[i].meas, rows[i].pred));
+            fputc('\n', f);
+        }
+    }
+    if (fclose(f))
+        goto nomem;
+    if (a.out) {
+        rc = cli_write_file(a.out, rep, replen);
+    } else {
+        rc = 0;
+        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
+            fputs("smsim: cannot write the report to stdout\n", stderr);
+            rc = 1;
+        }
+    }
+    goto done;
+nomem:
+    fputs("smsim: out of memory\n", stderr);
+    rc = 2;
+done:
+    free(rep);
+    if (have_st)
+        stats_kernel_free(&st);
+    if (tf)
+        trace_close(tf);
+    if (have_t)
+        ncu_table_free(&t);
+    free(a.ov);
+    return rc;
+}

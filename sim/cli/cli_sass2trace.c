@@ -1,0 +1,323 @@
+/* cli_sass2trace.c — `smsim sass2trace`: a function of a `cuobjdump -sass`
+ * listing -> a native trace (docs/sass-converter.md).
+ *
+ * The trace is written to a temporary file beside the output, opened again
+ * with the native reader (so every line is known to parse), its dynamic
+ * warp-instructions added up and checked (against the counts CSV and against
+ * --expect-insts), and only then renamed into place: a failed check leaves no
+ * output.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "trace/trace.h"
+#include "trace/trace_sass.h"
+
+static const char sass_help[] =
+    "usage: smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z\n"
+    "         --regs N --smem-static B --smem-dynamic B [options]\n"
+    "  convert one function of a `cuobjdump -sass` listing into a native trace\n"
+    "\n"
+    "options (--opt VALUE or --opt=VALUE):\n"
+    "  --sass FILE            cuobjdump -sass listing, required\n"
+    "  --kernel REGEX         POSIX extended regex matching exactly one function name, required\n"
+    "  --grid X[,Y[,Z]]       launch grid, required\n"
+    "  --block X[,Y[,Z]]      block dimensions, required\n"
+    "  --regs N               registers per thread (1..255), required\n"
+    "  --smem-static B        static shared memory per block, bytes, required\n"
+    "  --smem-dynamic B       dynamic shared memory per block, bytes, required\n"
+    "  --barriers N           barriers= header value (0..16; default: 1 if the code has BAR)\n"
+    "  --counts CSV           ncu SourceCounters export (per-instruction executed counts):\n"
+    "                         trip counts and branch directions from it\n"
+    "  --trip PC=N            trip count of the loop whose backward branch is at PC\n"
+    "                         (N: a number or a trace expression); repeatable, wins over --counts\n"
+    "  --take PC=EXPR         the forward branch / guarded EXIT at PC is taken by the warps\n"
+    "                         for which EXPR (block, warp, ...) is non-zero; repeatable\n"
+    "  --annot FILE           memory annotations (pattern, footprint, ...) per PC or opcode\n"
+    "  --expect-insts N       fail unless the trace's warp-instructions are within\n"
+    "                         --tolerance of N (e.g. ncu's smsp__inst_executed.sum)\n"
+    "  --tolerance PCT        for --expect-insts, percent (default 0.5)\n"
+    "  -o FILE                write the trace to FILE (default: stdout)\n"
+    "  -h, --help             this text\n";
+
+static int parse_dims(const char *opt, const char *s, uint32_t d[3])
+{
+    d[0] = d[1] = d[2] = 1;
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            break;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || v < 1 || v > UINT32_MAX)
+            break;
+        d[k] = (uint32_t)v;
+        if (*end == 0)
+            return 0;
+        if (*end != ',' || k == 2)
+            break;
+        p = end + 1;
+    }
+    fprintf(stderr, "smsim: %s '%s': expected X[,Y[,Z]] with each dimension 1..4294967295\n",
+            opt, s);
+    return -1;
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9') {
+        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
+        return -1;
+    }
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end) {
+        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+/* "PC=VALUE" (PC hex with 0x, or decimal). */
+static int parse_ctl(const char *opt, const char *s, struct sass_ctl *c)
+{
+    const char *eq = strchr(s, '=');
+    char *end;
+    errno = 0;
+    unsigned long long pc = eq ? strtoull(s, &end, 0) : 0;
+    if (!eq || eq == s || errno || end != eq || !eq[1] || pc % 16 || pc > UINT32_MAX) {
+        fprintf(stderr, "smsim: %s '%s': expected PC=VALUE with PC an instruction address "
+                        "(0x..., a multiple of 16)\n", opt, s);
+        return -1;
+    }
+    c->pc = (uint32_t)pc;
+    c->value = eq + 1;
+    return 0;
+}
+
+/* A temporary file next to `out` (or in TMPDIR): its name in buf. */
+static FILE *temp_file(const char *out, char *buf, size_t n)
+{
+    if (out) {
+        snprintf(buf, n, "%s.tmpXXXXXX", out);
+    } else {
+        const char *d = getenv("TMPDIR");
+        snprintf(buf, n, "%s/smsim-sass2trace-XXXXXX", d && *d ? d : "/tmp");
+    }
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(buf);
+    }
+    return f;
+}
+
+int cli_sass2trace(int argc, char **argv)
+{
+    struct sass_opts o;
+    memset(&o, 0, sizeof o);
+    o.barriers = -1;
+    const char *out = NULL;
+    int have_grid = 0, have_block = 0, have_regs = 0, have_ss = 0, have_sd = 0, have_expect = 0;
+    uint64_t expect = 0;
+    double tol = 0.5;
+    struct sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
+    struct sass_ctl *takes = calloc((size_t)argc, sizeof *takes);
+    int status = 1;
+    if (!trips || !takes) {
+        fputs("smsim: out of memory\n", stderr);
+        goto done;
+    }
+    o.trips = trips;
+    o.takes = takes;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(sass_help, stdout);
+            status = 0;
+            goto done;
+        }
+        char name[32];
+        const char *val = NULL, *eq = strchr(arg, '=');
+        if (arg[0] == '-' && arg[1] == '-' && eq && (size_t)(eq - arg) < sizeof name) {
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+        }
+        static const char *const known[] = {
+            "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
+            "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
+            "--expect-insts", "--tolerance", "-o"};
+        int k = -1;
+        for (int j = 0; j < (int)(sizeof known / sizeof *known); j++)
+            if (!strcmp(name, known[j]))
+                k = j;
+        if (k < 0) {
+            fprintf(stderr, "smsim: sass2trace: unknown option '%s' (see smsim sass2trace "
+                            "--help)\n", arg);
+            goto done;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "smsim: sass2trace: option %s needs a value\n", name);
+                goto done;
+            }
+            val = argv[++i];
+        }
+        int v;
+        switch (k) {
+        case 0: o.sass_path = val; break;
+        case 1: o.kernel_re = val; break;
+        case 2:
+            if (parse_dims("--grid", val, o.launch.grid))
+                goto done;
+            have_grid = 1;
+            break;
+        case 3:
+            if (parse_dims("--block", val, o.launch.block))
+                goto done;
+            have_block = 1;
+            break;
+        case 4:
+            if (cli_parse_int("--regs", val, 1, 255, &o.launch.regs))
+                goto done;
+            have_regs = 1;
+            break;
+        case 5:
+            if (cli_parse_int("--smem-static", val, 0, 2147483647, &o.launch.smem_static))
+                goto done;
+            have_ss = 1;
+            break;
+        case 6:
+            if (cli_parse_int("--smem-dynamic", val, 0, 2147483647, &o.launch.smem_dynamic))
+                goto done;
+            have_sd = 1;
+            break;
+        case 7:
+            if (cli_parse_int("--barriers", val, 0, 16, &v))
+                goto done;
+            o.barriers = v;
+            break;
+        case 8: o.counts_path = val; break;
+        case 9:
+            if (parse_ctl("--trip", val, &trips[o.ntrips]))
+                goto done;
+            for (int j = 0; j < o.ntrips; j++)
+                if (trips[j].pc == trips[o.ntrips].pc) {
+                    fprintf(stderr, "smsim: --trip 0x%x given twice\n", trips[j].pc);
+                    goto done;
+                }
+            o.ntrips++;
+            break;
+        case 10:
+            if (parse_ctl("--take", val, &takes[o.ntakes]))
+                goto done;
+            for (int j = 0; j < o.ntakes; j++)
+                if (takes[j].pc == takes[o.ntakes].pc) {
+                    fprintf(stderr, "smsim: --take 0x%x given twice\n", takes[j].pc);
+                    goto done;
+                }
+            o.ntakes++;
+            break;
+        case 11: o.annot_path = val; break;
+        case 12:
+            if (parse_u64("--expect-insts", val, &expect))
+                goto done;
+            have_expect = 1;
+            break;
+        case 13: {
+            char *end;
+            errno = 0;
+            tol = strtod(val, &end);
+            if (errno || *end || end == val || !(tol >= 0 && tol <= 100)) {
+                fprintf(stderr, "smsim: --tolerance '%s': expected a percentage 0..100\n", val);
+                goto done;
+            }
+            break;
+        }
+        default: out = val; break;
+        }
+    }
+    const char *missing = !o.sass_path ? "--sass" : !o.kernel_re ? "--kernel"
+                        : !have_grid ? "--grid" : !have_block ? "--block"
+                        : !have_regs ? "--regs" : !have_ss ? "--smem-static"
+                        : !have_sd ? "--smem-dynamic" : NULL;
+    if (missing) {
+        fprintf(stderr, "smsim: sass2trace: missing %s (see smsim sass2trace --help)\n", missing);
+        goto done;
+    }
+
+    char err[TRACE_ERR_MAX];
+    struct sass_result r;
+    if (sass_convert(&o, &r, err)) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    char tmp[4096];
+    FILE *f = temp_file(out, tmp, sizeof tmp);
+    if (!f) {
+        fprintf(stderr, "smsim: %s: cannot create a temporary file: %s\n", out ? out : "stdout",
+                strerror(errno));
+        sass_result_free(&r);
+        goto done;
+    }
+    int werr = fwrite(r.text, 1, r.len, f) != r.len;
+    werr |= fclose(f) != 0;
+    uint64_t total = 0;
+    if (werr) {
+        fprintf(stderr, "smsim: %s: write error: %s\n", tmp, strerror(errno));
+    } else if (sass_verify(&r, tmp, &total, err)) {
+        fprintf(stderr, "%s\n", err);
+        werr = 1;
+    } else if (have_expect) {
+        double dev = expect ? 100.0 * ((double)total - (double)expect) / (double)expect
+                            : (total ? 100.0 : 0.0);
+        if (dev > tol || dev < -tol) {
+            fprintf(stderr, "smsim: %s: the trace executes %" PRIu64 " warp-instructions, "
+                            "--expect-insts is %" PRIu64 " (%+.3f %%, tolerance %g %%)\n",
+                    out ? out : r.name, total, expect, dev, tol);
+            werr = 1;
+        } else {
+            fprintf(out ? stdout : stderr,
+                    "%s: %" PRIu64 " warp-instructions, expected %" PRIu64 " (%+.3f %%): ok\n",
+                    out ? out : r.name, total, expect, dev);
+        }
+    }
+    if (werr) {
+        unlink(tmp);
+        sass_result_free(&r);
+        goto done;
+    }
+    if (out) {
+        if (rename(tmp, out)) {
+            fprintf(stderr, "smsim: %s: cannot write: %s\n", out, strerror(errno));
+            unlink(tmp);
+            sass_result_free(&r);
+            goto done;
+        }
+    } else {
+        unlink(tmp);
+        fwrite(r.text, 1, r.len, stdout);
+    }
+    sass_result_free(&r);
+    status = 0;
+done:
+    free(trips);
+    free(takes);
+    return status;
+}

@@ -1,0 +1,259 @@
+/* eng_par.c — simulating the SMs on several threads with results
+ * byte-identical to the serial engine (docs/performance.md).
+ *
+ * SMs interact only through the L2/DRAM servers and the block dispatcher.
+ * Neither answers within a bounded time:
+ *   - a request that reaches L2 is ready at least L = min(l2_latency,
+ *     dram_latency) cycles after it issued (eng_mem.c adds that latency after
+ *     the server), and
+ *   - a block slot freed at t is refilled at t + max(1, block_launch_latency).
+ * So time is cut into epochs [E, E + len) with len at most both bounds: within
+ * an epoch every SM runs alone (its own thread), a request's answer is a
+ * placeholder later than the epoch, and freed slots wait.  At the epoch end
+ * one thread feeds all requests of the epoch to the servers in the serial
+ * engine's order — by cycle, then SM index, then issue order — and hands out
+ * blocks in the serial dispatcher's order (cycle, rank, SM).  These are the
+ * same computations on the same inputs, so every answer, and everything that
+ * follows from it, equals the serial run.  At the start of the next epoch
+ * each SM applies its answers (sm_settle).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/eng_internal.h"
+
+struct par_ctl {
+    struct eng_run *r;          /* the run                                        */
+    int threads;                /* workers, the calling thread included           */
+    uint64_t end;               /* current epoch: step cycles < end               */
+    int quit;                   /* workers leave at the next start                */
+    int go;                     /* 1 once threads and barriers are final          */
+    pthread_mutex_t mu;         /* guards go                                      */
+    pthread_cond_t cv;          /* signals go                                     */
+    pthread_barrier_t start;    /* epoch begins                                   */
+    pthread_barrier_t done;     /* every SM reached the epoch end                 */
+};
+
+struct par_worker {
+    struct par_ctl *c;          /* shared control                                 */
+    int lo, hi;                 /* SMs [lo, hi)                                   */
+    pthread_t th;               /* the thread (workers 1..)                       */
+};
+
+/* One epoch of SMs [lo, hi): apply last epoch's answers, then step. */
+static void run_range(struct eng_run *r, int lo, int hi, uint64_t end)
+{
+    for (int i = lo; i < hi; i++) {
+        sm_settle(r, i);
+        while (r->next[i] < end)
+            sm_step(r, i, r->next[i]);
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct par_worker *w = arg;
+    struct par_ctl *c = w->c;
+    /* wait until the calling thread knows how many threads really started */
+    pthread_mutex_lock(&c->mu);
+    while (!c->go)
+        pthread_cond_wait(&c->cv, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+    for (;;) {
+        pthread_barrier_wait(&c->start);
+        if (c->quit)
+            break;
+        run_range(c->r, w->lo, w->hi, c->end);
+        pthread_barrier_wait(&c->done);
+    }
+    return NULL;
+}
+
+/* Growable scratch of the serial phase. */
+struct par_scratch {
+    struct eng_req **order;     /* requests of the epoch in global order          */
+    int cap;                    /* allocated entries of order                     */
+    int *cnt;                   /* [len + 1] counting sort by cycle               */
+};
+
+/* Epoch end, one thread: the servers and the dispatcher in serial order.
+ * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
+ * ENG_PEND on out of memory. */
+static uint64_t serial_phase(struct eng_run *r, struct par_scratch *ps, uint64_t e,
+                             uint64_t len)
+{
+    int nsm = r->a->sm_count;
+    uint64_t low = ENG_NEVER;
+
+    /* requests: counting sort on the cycle, SMs ascending, issue order kept */
+    int total = 0;
+    for (int i = 0; i < nsm; i++)
+        total += r->sm[i].nreq;
+    if (total > ps->cap) {
+        int cap = total + total / 2 + 64;
+        struct eng_req **o = realloc(ps->order, (size_t)cap * sizeof *o);
+        if (!o)
+            return ENG_PEND;
+        ps->order = o;
+        ps->cap = cap;
+    }
+    if (total) {
+        memset(ps->cnt, 0, (size_t)(len + 1) * sizeof *ps->cnt);
+        for (int i = 0; i < nsm; i++)
+            for (int j = 0; j < r->sm[i].nreq; j++)
+                ps->cnt[r->sm[i].req[j].t - e + 1]++;
+        for (uint64_t k = 1; k <= len; k++)
+            ps->cnt[k] += ps->cnt[k - 1];
+        for (int i = 0; i < nsm; i++)
+            for (int j = 0; j < r->sm[i].nreq; j++) {
+                struct eng_req *q = &r->sm[i].req[j];
+                ps->order[ps->cnt[q->t - e]++] = q;
+            }
+        for (int k = 0; k < total; k++) {
+            mem_resolve(r, ps->order[k]);
+            if (ps->order[k]->ready < low)
+                low = ps->order[k]->ready;
+        }
+    }
+
+    /* freed block slots: cycle by cycle, each cycle's slots in SM order */
+    for (;;) {
+        uint64_t t = ENG_NEVER;
+        for (int i = 0; i < nsm; i++)
+            if (r->sm[i].nfr && r->sm[i].fr[0].t < t)
+                t = r->sm[i].fr[0].t;
+        if (t == ENG_NEVER)
+            break;
+        r->nfreed = 0;
+        for (int i = 0; i < nsm; i++) {
+            struct eng_sm *sm = &r->sm[i];
+            int k = 0;
+            while (k < sm->nfr && sm->fr[k].t == t) {
+                r->freed[r->nfreed].sm = i;
+                r->freed[r->nfreed].bslot = sm->fr[k].bslot;
+                r->freed[r->nfreed].rank = sm->fr[k].rank;
+                r->nfreed++;
+                k++;
+            }
+            memmove(sm->fr, sm->fr + k, (size_t)(sm->nfr - k) * sizeof *sm->fr);
+            sm->nfr -= k;
+        }
+        gpu_assign_freed(r, t);
+    }
+
+    for (int i = 0; i < nsm; i++)
+        if (r->next[i] < low)
+            low = r->next[i];
+    return low;
+}
+
+/* The first error of the epoch (lowest cycle; the serial engine keeps the
+ * last message of that cycle, i.e. the highest SM's).  1 if there was one. */
+static int take_error(struct eng_run *r)
+{
+    int best = -1;
+    for (int i = 0; i < r->a->sm_count; i++)
+        if (r->sm[i].err_t != ENG_NEVER && (best < 0 || r->sm[i].err_t <= r->sm[best].err_t))
+            best = i;
+    if (best < 0)
+        return 0;
+    snprintf(r->err, 512, "%s", r->sm[best].err);
+    return 1;
+}
+
+int par_run(struct eng_run *r, int threads)
+{
+    const struct arch *a = r->a;
+    int nsm = a->sm_count;
+    int lmem = a->l2_latency < a->dram_latency ? a->l2_latency : a->dram_latency;
+    uint64_t len_mem = (uint64_t)(lmem > 1 ? lmem : 1);
+    uint64_t len_blk = (uint64_t)(a->block_launch_latency > 1 ? a->block_launch_latency : 1);
+    uint64_t maxlen = len_mem > len_blk ? len_mem : len_blk;
+    struct par_scratch ps;
+    memset(&ps, 0, sizeof ps);
+    ps.cnt = calloc((size_t)maxlen + 1, sizeof *ps.cnt);
+    struct par_worker *wk = calloc((size_t)threads, sizeof *wk);
+    struct par_ctl c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.threads = threads;
+    if (!ps.cnt || !wk) {
+        free(ps.cnt);
+        free(wk);
+        snprintf(r->err, 512, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    int started = 1;
+    for (int i = 1; i < threads; i++) {
+        wk[i].c = &c;
+        if (pthread_create(&wk[i].th, NULL, worker, &wk[i]) != 0)
+            break;
+        started++;
+    }
+    /* fewer threads than asked (the system refused): share the SMs among
+     * those that run — the result does not depend on it */
+    c.threads = started;
+    wk[0].c = &c;
+    for (int i = 0; i < started; i++) {
+        wk[i].lo = (int)((long)nsm * i / started);
+        wk[i].hi = (int)((long)nsm * (i + 1) / started);
+    }
+    pthread_barrier_init(&c.start, NULL, (unsigned)started);
+    pthread_barrier_init(&c.done, NULL, (unsigned)started);
+    pthread_mutex_lock(&c.mu);
+    c.go = 1;
+    pthread_cond_broadcast(&c.cv);
+    pthread_mutex_unlock(&c.mu);
+
+    int rc = 0;
+    uint64_t e = ENG_NEVER;
+    for (int i = 0; i < nsm; i++)
+        if (r->next[i] < e)
+            e = r->next[i];
+    for (;;) {
+        if (e == ENG_NEVER)
+            break;
+        if (r->o->max_cycles && e > r->o->max_cycles) {
+            snprintf(r->err, 512, "kernel '%s': simulation passed max_cycles (%llu)",
+                     r->k->launch.name, (unsigned long long)r->o->max_cycles);
+            rc = -1;
+            break;
+        }
+        /* no block left to hand out: only the memory bound matters */
+        uint64_t len = r->next_block < r->nblocks && len_blk < len_mem ? len_blk : len_mem;
+        uint64_t end = e + len;
+        if (r->o->max_cycles && end > r->o->max_cycles + 1)
+            end = r->o->max_cycles + 1;
+        c.end = end;
+        pthread_barrier_wait(&c.start);
+        run_range(r, wk[0].lo, wk[0].hi, end);
+        pthread_barrier_wait(&c.done);
+        if (take_error(r)) {
+            rc = -1;
+            break;
+        }
+        e = serial_phase(r, &ps, e, end - e);
+        if (e == ENG_PEND) {
+            snprintf(r->err, 512, "out of memory");
+            rc = -1;
+            break;
+        }
+    }
+    c.quit = 1;
+    pthread_barrier_wait(&c.start);
+    for (int i = 1; i < started; i++)
+        pthread_join(wk[i].th, NULL);
+    pthread_barrier_destroy(&c.start);
+    pthread_barrier_destroy(&c.done);
+    pthread_mutex_destroy(&c.mu);
+    pthread_cond_destroy(&c.cv);
+    free(ps.order);
+    free(ps.cnt);
+    free(wk);
+    return rc;
+}
