@@ -126,6 +126,17 @@ expect_err "^smsim: export: missing TRACE" export --accelsim "$TMP/x"
 expect_err "^smsim: export: unknown option '--bogus'" export --bogus 1
 expect_err "^smsim: --binary-version 'abc': expected an integer" export --accelsim "$TMP/x" --binary-version abc "$D/roundtrip.trace"
 
+# Unknown opcodes: one warning per name on stderr, counted in the report.
+# Renaming the S2R at PC 0x0010 (one per warp: 2 blocks x 2 warps) gives 4.
+sed 's/ 0010 ffffffff 1 R0 S2R / 0010 ffffffff 1 R0 FOOBAR.X /' "$D/v5/kernel-1.traceg" >"$TMP/unk.traceg"
+"$SMSIM" --config "$CFG" --format json "$TMP/unk.traceg" >"$TMP/unk.json" 2>"$TMP/unk.err"
+[ "$?" -eq 0 ] || fail "unknown-opcode trace did not run ($(head -c 300 "$TMP/unk.err"))"
+[ "$(grep -c FOOBAR "$TMP/unk.err")" -eq 1 ] || fail "want one warning naming FOOBAR, got: $(cat "$TMP/unk.err")"
+v=$(metric "$TMP/unk.json" 0 smsim__inst_executed_unknown_opcode.sum 2>/dev/null)
+[ "$v" = "4" ] || fail "smsim__inst_executed_unknown_opcode.sum = '$v', want 4"
+v=$(metric "$TMP/unk.json" 0 smsp__inst_executed.sum 2>/dev/null)
+[ "$v" = "48" ] || fail "unknown-opcode trace: smsp__inst_executed.sum = '$v', want 48"
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)"
     exit 1

@@ -341,6 +341,8 @@ finish:
         if (c->last_retire > out->cycles_elapsed)
             out->cycles_elapsed = c->last_retire;
     }
+    /* Readers that decode lazily (Accel-Sim) know the count only now. */
+    out->unknown_insts = k->unknown_insts;
     free_run(&r);
     if (rc != 0)
         stats_kernel_free(out);

@@ -71,6 +71,7 @@ static const struct label labels[] = {
     { "sm__ctas_launched.sum", THRU, "Blocks Launched" },
     { "smsp__inst_executed.sum", THRU, "Executed Instructions" },
     { "smsp__thread_inst_executed.sum", THRU, "Executed Thread Instructions" },
+    { "smsim__inst_executed_unknown_opcode.sum", THRU, "Unknown-Opcode Instructions (smsim)" },
     { "sm__inst_executed.avg.per_cycle_active", THRU, "Executed Ipc Active" },
     { "sm__inst_executed.avg.per_cycle_elapsed", THRU, "Executed Ipc Elapsed" },
     { "dram__bytes.sum", THRU, "DRAM Bytes" },

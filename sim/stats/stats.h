@@ -57,6 +57,8 @@ struct stats_kernel {
     uint64_t l2_sector_hits;    /* sectors that hit L2                              */
     uint64_t l2_sectors;        /* sectors requested from L2                        */
     uint64_t events;            /* engine steps taken (speed diagnostics)           */
+    uint64_t unknown_insts;     /* warp-instructions whose opcode the trace reader did
+                                   not know (Accel-Sim traces; run on a default unit) */
     struct stats_sm *sm;        /* [sm_count]                                       */
     struct stats_smsp *smsp;    /* [sm_count * smsp_per_sm]                          */
 };

@@ -192,6 +192,9 @@ int stats_metrics(const struct stats_kernel *s, const struct arch *a,
     put(&o, "sm__ctas_launched.sum", "block", t.sm_blocks);
     put(&o, "smsp__inst_executed.sum", "inst", t.smsp_inst_issued);
     put(&o, "smsp__thread_inst_executed.sum", "inst", (double)s->thread_inst);
+    /* Not an ncu metric (hence the smsim__ prefix): how much of the trace ran
+     * on the documented default unit because its opcode is unknown. */
+    put(&o, "smsim__inst_executed_unknown_opcode.sum", "inst", (double)s->unknown_insts);
     put(&o, "sm__inst_executed.avg.per_cycle_active", "inst/cycle",
         ratio(t.smsp_inst_issued, t.sm_cycles_active));
     put(&o, "sm__inst_executed.avg.per_cycle_elapsed", "inst/cycle",
