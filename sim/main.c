@@ -11,7 +11,7 @@ static const char usage[] =
     "usage:\n"
     "  smsim --config CFG.yaml TRACE [--format text|json|csv] [--set sec.key=val ...]\n"
     "        [--seed N] [--grid N] [--timeline FILE.json] [--kernel N]\n"
-    "        [--blocks-per-sm N] [--carveout PCT]\n"
+    "        [--blocks-per-sm N] [--carveout PCT] [--threads N] [-o FILE]\n"
     "      simulate every kernel of TRACE and report what Nsight Compute would measure\n"
     "  smsim occupancy --config CFG.yaml --threads T --regs R [--smem-static B]\n"
     "        [--smem-dynamic B] [--carveout PCT] [--barriers N]\n"
