@@ -11,10 +11,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export TMPDIR=$TMP
 fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 # shape OUT N: N workload rows, a header, the final line
 shape() {

@@ -27,7 +27,7 @@ CITE="$KIT/calib/"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/cli_lib.sh"
 
 # --- 1. derive ---------------------------------------------------------------
 if ! python3 validate/calibrate.py "$KIT" >"$T/r1" 2>"$T/err"; then

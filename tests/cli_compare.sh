@@ -14,23 +14,7 @@ BASE=(compare --ncu "$CSV" --config configs/h200.yaml "$TR")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { "$SMSIM" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
-expect_ok() {
-    run "$@"
-    [ "$rc" -eq 0 ] || fail "exit $rc for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/err" ] && fail "stderr not empty for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/out" ] || fail "stdout empty for: $*"
-}
-expect_err() {
-    local re=$1
-    shift
-    run "$@"
-    [ "$rc" -ne 0 ] || fail "exit 0 for bad input: $*"
-    [ -s "$TMP/out" ] && fail "stdout not empty for bad input: $*"
-    [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one stderr line for: $* ($(cat "$TMP/err"))"
-    grep -Eq -- "$re" "$TMP/err" || fail "stderr '$(cat "$TMP/err")' does not match '$re' for: $*"
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 # --- CSV: one row per metric smsim reports that the export has a value for -----
 expect_ok "${BASE[@]}" --ncu-id 1 --format csv

@@ -9,7 +9,7 @@ SMSIM=${1:?usage: cli_config.sh /path/to/smsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/cli_lib.sh"
 
 # ok NAME ARGS... : must exit 0 with empty stderr; stdout kept in $T/out
 ok() {

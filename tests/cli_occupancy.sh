@@ -11,10 +11,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
 
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 # run ARGS...: stdout -> $TMP/out, stderr -> $TMP/err, status -> $rc
 run() {

@@ -12,37 +12,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
 
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
-# run ARGS...: stdout -> $TMP/out, stderr -> $TMP/err, status -> $rc
-run() {
-    LAST="$*"
-    "$SMSIM" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-
-expect_ok() {
-    run "$@"
-    [ "$rc" -eq 0 ] || fail "exit $rc for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/err" ] && fail "stderr not empty for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/out" ] || fail "stdout empty for: $*"
-}
-
-# expect_err REGEX ARGS...: exit != 0, stdout empty, stderr one line matching.
-expect_err() {
-    local re=$1
-    shift
-    run "$@"
-    [ "$rc" -ne 0 ] || fail "exit 0 for bad input: $*"
-    [ -s "$TMP/out" ] && fail "stdout not empty for bad input: $*"
-    local lines
-    lines=$(wc -l <"$TMP/err")
-    [ "$lines" -eq 1 ] || fail "stderr has $lines lines (want 1) for: $* ($(head -c 300 "$TMP/err"))"
-    grep -Eq -- "$re" "$TMP/err" || fail "stderr /$re/ not matched for: $* ($(cat "$TMP/err"))"
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 has() {
     grep -Eq -- "$1" "$TMP/out" || fail "output lacks /$1/ for: $LAST"

@@ -11,17 +11,7 @@ D=tests/data/sass
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { "$SMSIM" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
-expect_err() {
-    local re=$1
-    shift
-    run "$@"
-    [ "$rc" -ne 0 ] || fail "exit 0 for bad input: $*"
-    [ -s "$TMP/out" ] && fail "stdout not empty for bad input: $*"
-    [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "stderr is not one line for: $* ($(cat "$TMP/err"))"
-    grep -Eq -- "$re" "$TMP/err" || fail "stderr '$(cat "$TMP/err")' does not match '$re'"
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 L=(--grid 2112,1,1 --block 128 --regs 16 --smem-static 0 --smem-dynamic 57344)
 FF=(--sass $D/ffma_ilp1.sass --kernel ilp1 --counts $D/ffma_ilp1_b4.csv)

@@ -12,7 +12,7 @@ command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/cli_lib.sh"
 
 case $SMSIM in /*) ;; *) SMSIM=$PWD/$SMSIM ;; esac
 if ! bash validate/gen-traces.sh "$SMSIM" "$TMP/traces" >"$TMP/log" 2>&1; then

@@ -12,23 +12,7 @@ FMA=(--set gpu.sm_count=2 --set pipes.fma.latency=4 --set pipes.fma.issue_interv
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { "$SMSIM" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
-expect_ok() {
-    run "$@"
-    [ "$rc" -eq 0 ] || fail "exit $rc for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/err" ] && fail "stderr not empty for: $* ($(head -c 300 "$TMP/err"))"
-    [ -s "$TMP/out" ] || fail "stdout empty for: $*"
-}
-expect_err() {
-    local re=$1
-    shift
-    run "$@"
-    [ "$rc" -ne 0 ] || fail "exit 0 for bad input: $*"
-    [ -s "$TMP/out" ] && fail "stdout not empty for bad input: $*"
-    [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one stderr line for: $* ($(cat "$TMP/err"))"
-    grep -Eq -- "$re" "$TMP/err" || fail "stderr '$(cat "$TMP/err")' does not match '$re' for: $*"
-}
+source "$(dirname "$0")/cli_lib.sh"
 # jkey KEY: the value of a top-level JSON key of $TMP/out (one key per line)
 jkey() { sed -n "s/^  \"$1\": \\([^,]*\\),\$/\\1/p" "$TMP/out"; }
 

@@ -10,10 +10,7 @@ CFG=configs/h100.yaml
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 # Small samples with several waves, ragged blocks, barriers, shared memory
 # and DRAM traffic; vecadd is cut to 1/16 of its grid to stay quick.

@@ -34,6 +34,34 @@ int cli_parse_int(const char *opt, const char *s, long lo, long hi, int *v);
 /* arch_load() that prints its one-line error on stderr; 0 or -1. */
 int cli_load_arch(const char *path, const struct arch_override *ov, int n, struct arch *a);
 
+/* The option scanner every subcommand shares: "--opt=value" or "--opt value"
+ * for the options in known[], bare flags[], positional words, --help/-h.
+ * Set the fields before the first cli_opt_next(); i starts at 1. */
+enum cli_opt_kind {
+    CLI_OPT_END,   /* no arguments left                                     */
+    CLI_OPT_VALUE, /* option *name (from known[], index k) with value *val  */
+    CLI_OPT_FLAG,  /* option *name from flags[], which takes no value       */
+    CLI_OPT_ARG,   /* positional word *val (not starting with '-', or "-") */
+    CLI_OPT_HELP,  /* --help or -h                                          */
+    CLI_OPT_ERROR  /* unknown option or missing value; one line printed     */
+};
+struct cli_opts {
+    int argc;                 /* argument count, as the subcommand got it          */
+    char **argv;              /* arguments; argv[0] is the subcommand's name       */
+    int i;                    /* index of the next argument to read (start at 1)   */
+    const char *tag;          /* put after "smsim: " in the two messages ("bench: ") */
+    const char *help;         /* named by "unknown option" as "(see HELP)"          */
+    const char *const *known; /* options that take a value, NULL-terminated         */
+    const char *const *flags; /* options that take none, NULL-terminated, or NULL   */
+    int no_args;              /* 1: no positionals; every word is an option         */
+    int k;                    /* after CLI_OPT_VALUE: the option's index in known[] */
+    char name[64];            /* the current option's name (before any '=')         */
+};
+/* The next argument's kind; *name and *val as described per kind (else NULL).
+ * Errors: "smsim: TAGunknown option 'ARG' (see HELP)" and
+ * "smsim: TAGoption NAME needs a value". */
+int cli_opt_next(struct cli_opts *st, const char **name, const char **val);
+
 /* Study helpers (cli_sweep.c, used by saturate and merge). */
 struct study_table;
 /* Write buf to a new file; 0, or 1 after a one-line message. */

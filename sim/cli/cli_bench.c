@@ -190,41 +190,24 @@ static int parse_args(int argc, char **argv, struct bench_args *b)
     b->repeat = 1;
     b->scale = 1;
     b->only = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = {"--config", "--threads", "--repeat", "--scale",
+                                        "--only", NULL};
+    static const char *const flags[] = { "--quick", NULL };
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "bench: ",
+                           .help = "smsim bench --help", .known = known, .flags = flags,
+                           .no_args = 1 };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            return 1;
+        if (kind == CLI_OPT_HELP) {
             fputs(bench_help, stdout);
             return 3;
         }
-        if (!strcmp(arg, "--quick")) {
+        if (kind == CLI_OPT_FLAG) {
             b->quick = 1;
             continue;
-        }
-        const char *val = NULL;
-        char name[32];
-        const char *eq = strchr(arg, '=');
-        if (eq && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        static const char *const known[] = {"--config", "--threads", "--repeat", "--scale",
-                                            "--only", NULL};
-        int k = 0;
-        while (known[k] && strcmp(known[k], name))
-            k++;
-        if (!known[k]) {
-            fprintf(stderr, "smsim: bench: unknown option '%s' (see smsim bench --help)\n", arg);
-            return 1;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: bench: option %s needs a value\n", name);
-                return 1;
-            }
-            val = argv[++i];
         }
         if (!strcmp(name, "--config")) {
             b->config = val;

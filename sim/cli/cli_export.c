@@ -26,41 +26,26 @@ int cli_export(int argc, char **argv)
 {
     const char *dir = NULL, *trace = NULL;
     struct tr_export_opts o = { 90, 1 };
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = { "--accelsim", "--binary-version", "--seed", NULL };
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "export: ",
+                           .help = "smsim export --help", .known = known };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            return 1;
+        if (kind == CLI_OPT_HELP) {
             fputs(export_help, stdout);
             return 0;
         }
-        if (arg[0] != '-' || arg[1] == '\0') {
+        if (kind == CLI_OPT_ARG) {
             if (trace) {
                 fprintf(stderr, "smsim: export: more than one trace given ('%s' and '%s')\n",
-                        trace, arg);
+                        trace, val);
                 return 1;
             }
-            trace = arg;
+            trace = val;
             continue;
-        }
-        char name[32];
-        const char *val = NULL, *eq = strchr(arg, '=');
-        if (eq && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        if (strcmp(name, "--accelsim") && strcmp(name, "--binary-version") &&
-            strcmp(name, "--seed")) {
-            fprintf(stderr, "smsim: export: unknown option '%s' (see smsim export --help)\n", arg);
-            return 1;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: export: option %s needs a value\n", name);
-                return 1;
-            }
-            val = argv[++i];
         }
         if (!strcmp(name, "--accelsim")) {
             dir = val;

@@ -57,38 +57,23 @@ int cli_merge(int argc, char **argv)
         return 2;
     }
     int rc = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = { "--sweep-manifest", "--format", "--plot",
+                                         "--plot-metric", "-o", NULL };
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
+                           .help = "smsim merge --help", .known = known };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            goto done;
+        if (kind == CLI_OPT_HELP) {
             fputs(merge_help, stdout);
             free(files);
             return 0;
         }
-        if (arg[0] != '-' || arg[1] == '\0') {
-            files[nfiles++] = arg;
+        if (kind == CLI_OPT_ARG) {
+            files[nfiles++] = val;
             continue;
-        }
-        const char *val = strchr(arg, '=');
-        char name[64];
-        if (val && !strncmp(arg, "--", 2) && (size_t)(val - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(val - arg));
-            name[val - arg] = '\0';
-            val++;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-            val = NULL;
-        }
-        if (strcmp(name, "--sweep-manifest") && strcmp(name, "--format") &&
-            strcmp(name, "--plot") && strcmp(name, "--plot-metric") && strcmp(name, "-o")) {
-            fprintf(stderr, "smsim: unknown option '%s' (see smsim merge --help)\n", arg);
-            goto done;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: option %s needs a value\n", name);
-                goto done;
-            }
-            val = argv[++i];
         }
         if (!strcmp(name, "--sweep-manifest")) {
             manifest = val;

@@ -120,50 +120,30 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     r->tl_cycles = RUN_TL_CYCLES;
     r->tl_sms = RUN_TL_SMS;
     r->threads = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = {
+        "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
+        "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
+        "--timeline-sms", "-o", "--threads", NULL
+    };
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
+                           .help = "smsim --help", .known = known };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            return 1;
+        if (kind == CLI_OPT_HELP) {
             fputs(run_help, stdout);
             return 3;
         }
-        if (arg[0] != '-' || arg[1] == '\0') {
+        if (kind == CLI_OPT_ARG) {
             if (r->trace) {
                 fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n",
-                        r->trace, arg);
+                        r->trace, val);
                 return 1;
             }
-            r->trace = arg;
+            r->trace = val;
             continue;
-        }
-        /* --opt=value or --opt value */
-        char name[64];
-        const char *val = NULL;
-        const char *eq = strchr(arg, '=');
-        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        static const char *const known[] = {
-            "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
-            "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
-            "--timeline-sms", "-o", "--threads", NULL
-        };
-        int k = 0;
-        while (known[k] && strcmp(known[k], name))
-            k++;
-        if (!known[k]) {
-            fprintf(stderr, "smsim: unknown option '%s' (see smsim --help)\n", arg);
-            return 1;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: option %s needs a value\n", name);
-                return 1;
-            }
-            val = argv[++i];
         }
         uint64_t v;
         if (!strcmp(name, "--config")) {

@@ -143,44 +143,24 @@ int cli_sass2trace(int argc, char **argv)
     }
     o.trips = trips;
     o.takes = takes;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = {
+        "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
+        "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
+        "--expect-insts", "--tolerance", "-o", NULL};
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "sass2trace: ",
+                           .help = "smsim sass2trace --help", .known = known, .no_args = 1 };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            goto done;
+        if (kind == CLI_OPT_HELP) {
             fputs(sass_help, stdout);
             status = 0;
             goto done;
         }
-        char name[32];
-        const char *val = NULL, *eq = strchr(arg, '=');
-        if (arg[0] == '-' && arg[1] == '-' && eq && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        static const char *const known[] = {
-            "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
-            "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
-            "--expect-insts", "--tolerance", "-o"};
-        int k = -1;
-        for (int j = 0; j < (int)(sizeof known / sizeof *known); j++)
-            if (!strcmp(name, known[j]))
-                k = j;
-        if (k < 0) {
-            fprintf(stderr, "smsim: sass2trace: unknown option '%s' (see smsim sass2trace "
-                            "--help)\n", arg);
-            goto done;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: sass2trace: option %s needs a value\n", name);
-                goto done;
-            }
-            val = argv[++i];
-        }
         int v;
-        switch (k) {
+        switch (st.k) {
         case 0: o.sass_path = val; break;
         case 1: o.kernel_re = val; break;
         case 2:

@@ -88,51 +88,33 @@ static int parse_args(int argc, char **argv, struct val_args *r)
     r->o.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->o.jobs = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+    static const char *const known[] = {
+        "--config", "--manifest", "--format", "--plot", "--plot-metric", "--jobs",
+        "--case", "--max-insts", "--thresholds", "--carveout", "--set", "--seed", "-o", NULL
+    };
+    static const char *const flags[] = { "--progress", NULL };
+    struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
+                           .help = "smsim validate --help", .known = known, .flags = flags };
+    const char *name, *val;
+    int kind;
+    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+        if (kind == CLI_OPT_ERROR)
+            return 1;
+        if (kind == CLI_OPT_HELP) {
             fputs(val_help, stdout);
             return 3;
         }
-        if (arg[0] != '-' || arg[1] == '\0') {
+        if (kind == CLI_OPT_ARG) {
             if (r->dir) {
-                fprintf(stderr, "smsim: more than one DIR given ('%s' and '%s')\n", r->dir, arg);
+                fprintf(stderr, "smsim: more than one DIR given ('%s' and '%s')\n", r->dir, val);
                 return 1;
             }
-            r->dir = arg;
+            r->dir = val;
             continue;
         }
-        if (!strcmp(arg, "--progress")) {
+        if (kind == CLI_OPT_FLAG) {
             r->o.progress = 1;
             continue;
-        }
-        char name[64];
-        const char *val = NULL;
-        const char *eq = strchr(arg, '=');
-        if (eq && !strncmp(arg, "--", 2) && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        static const char *const known[] = {
-            "--config", "--manifest", "--format", "--plot", "--plot-metric", "--jobs",
-            "--case", "--max-insts", "--thresholds", "--carveout", "--set", "--seed", "-o", NULL
-        };
-        int k = 0;
-        while (known[k] && strcmp(known[k], name))
-            k++;
-        if (!known[k]) {
-            fprintf(stderr, "smsim: unknown option '%s' (see smsim validate --help)\n", arg);
-            return 1;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "smsim: option %s needs a value\n", name);
-                return 1;
-            }
-            val = argv[++i];
         }
         if (!strcmp(name, "--config")) {
             r->config = val;
