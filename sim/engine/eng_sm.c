@@ -69,15 +69,7 @@ static uint64_t pipe_ready(const struct arch *a, const struct eng_smsp *sp,
     int p = w->pipe;
     if (p != PIPE_FMA || a->fmaheavy.issue_interval <= 0)
         return sp->pipe_free[p];
-    uint64_t lite = sp->pipe_free[PIPE_FMA], heavy = sp->heavy_free;
-    switch (w->ni->fma_path) {
-    case TR_FMA_HEAVY:
-        return heavy;
-    case TR_FMA_BOTH:
-        return lite > heavy ? lite : heavy;
-    default:
-        return lite < heavy ? lite : heavy;
-    }
+    return eng_fma_ready(sp->pipe_free[PIPE_FMA], sp->heavy_free, w->ni->fma_path);
 }
 
 /* The four eligibility conditions in priority order (docs/model.md):
@@ -233,24 +225,8 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     const struct arch_pipe_cfg *pc = &a->pipe[p];
     if (p == PIPE_FMA && a->fmaheavy.issue_interval > 0) {
         /* split fma pipe: FMA-lite (pipes.fma) and FMA-heavy (pipes.fmaheavy) */
-        uint64_t lite_next = t + (uint64_t)(pc->issue_interval > 0 ? pc->issue_interval : 0);
-        uint64_t heavy_next = t + (uint64_t)a->fmaheavy.issue_interval;
-        switch (in->fma_path) {
-        case TR_FMA_HEAVY:
-            sp->heavy_free = heavy_next;
+        if (eng_fma_issue(a, &sp->pipe_free[PIPE_FMA], &sp->heavy_free, in->fma_path, t))
             pc = &a->fmaheavy;
-            break;
-        case TR_FMA_BOTH:
-            sp->pipe_free[PIPE_FMA] = lite_next;
-            sp->heavy_free = heavy_next;
-            break;
-        default: /* the lite datapath when free, so FMA-heavy stays for IMAD */
-            if (sp->pipe_free[PIPE_FMA] <= t)
-                sp->pipe_free[PIPE_FMA] = lite_next;
-            else
-                sp->heavy_free = heavy_next;
-            break;
-        }
     } else if (pc->issue_interval > 0) {
         sp->pipe_free[p] = t + (uint64_t)pc->issue_interval;
     }

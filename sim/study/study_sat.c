@@ -10,6 +10,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
+#include "engine/engine.h"
 #include "occ/occ.h"
 #include "study/study.h"
 
@@ -229,20 +230,9 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     while (o->insts < max_insts && (in = k->ops->warp_next(k, &c, &dyn)) != NULL) {
         /* earliest issue: in order, pipe free, operands ready (RAW and WAW) */
         int p = in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
-        /* FMA-heavy/lite split (pipes.fmaheavy, as the engine models it):
-         * FP32 takes whichever datapath frees first, IMAD only heavy, FP16x2
-         * both at once. */
+        /* FMA-heavy/lite split: the engine's own arbitration (engine.h) */
         int split = p == PIPE_FMA && a->fmaheavy.issue_interval > 0;
-        int use_heavy = 0;
-        uint64_t pf = pipe_free[p];
-        if (split) {
-            if (in->fma_path == TR_FMA_HEAVY)
-                use_heavy = 1, pf = heavy_free;
-            else if (in->fma_path == TR_FMA_BOTH)
-                use_heavy = 2, pf = pf > heavy_free ? pf : heavy_free;
-            else if (heavy_free < pf)
-                use_heavy = 1, pf = heavy_free;
-        }
+        uint64_t pf = split ? eng_fma_ready(pipe_free[p], heavy_free, in->fma_path) : pipe_free[p];
         uint64_t t0 = tnext > pf ? tnext : pf;
         uint64_t t = t0;
         int why = -1;
@@ -263,12 +253,9 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
             t = mem_done;
         if (why >= 0 && t > t0)
             o->stall[why] += t - t0;
-        if (split) {
-            if (use_heavy >= 1)
-                heavy_free = t + (uint64_t)a->fmaheavy.issue_interval;
-            if (use_heavy != 1 && a->pipe[p].issue_interval > 0)
-                pipe_free[p] = t + (uint64_t)a->pipe[p].issue_interval;
-        } else if (a->pipe[p].issue_interval > 0)
+        if (split)
+            eng_fma_issue(a, &pipe_free[p], &heavy_free, in->fma_path, t);
+        else if (a->pipe[p].issue_interval > 0)
             pipe_free[p] = t + (uint64_t)a->pipe[p].issue_interval;
         tnext = t + 1;
         last = t;
