@@ -202,35 +202,6 @@ static size_t skip_ws(const char *s, size_t i)
     return i;
 }
 
-static int parse_hex(const char *s, size_t *i, uint64_t *v)
-{
-    size_t p = *i;
-    if (s[p] != '0' || (s[p + 1] != 'x' && s[p + 1] != 'X'))
-        return -1;
-    p += 2;
-    uint64_t x = 0;
-    size_t d = 0;
-    for (;; p++, d++) {
-        int c = s[p], h;
-        if (c >= '0' && c <= '9')
-            h = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            h = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            h = c - 'A' + 10;
-        else
-            break;
-        if (x >> 60)
-            return -1;
-        x = x * 16 + (uint64_t)h;
-    }
-    if (!d)
-        return -1;
-    *v = x;
-    *i = p;
-    return 0;
-}
-
 /* Bare hex digits (the address inside the address comment). */
 static int parse_hexdigits(const char *s, size_t *i, uint64_t *v)
 {
@@ -254,6 +225,19 @@ static int parse_hexdigits(const char *s, size_t *i, uint64_t *v)
     if (!d)
         return -1;
     *v = x;
+    *i = p;
+    return 0;
+}
+
+/* "0x" followed by hex digits. */
+static int parse_hex(const char *s, size_t *i, uint64_t *v)
+{
+    size_t p = *i;
+    if (s[p] != '0' || (s[p + 1] != 'x' && s[p + 1] != 'X'))
+        return -1;
+    p += 2;
+    if (parse_hexdigits(s, &p, v))
+        return -1;
     *i = p;
     return 0;
 }
