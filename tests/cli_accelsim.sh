@@ -80,6 +80,39 @@ expect_ok export --accelsim "$TMP/rt3" "$D/v5/kernelslist.g"
 expect_ok --config "$CFG" "$TMP/rt3/kernelslist.g" --format json
 [ "$(metric "$TMP/out" 0 smsp__thread_inst_executed.sum)" = 1376 ] || fail "re-exported thread_inst"
 
+# --threads: the reader is thread-safe (trace_kernel.mt_safe), and reports
+# are byte-identical for 1 and 2 threads.  A kernel of three waves (255
+# registers: 2 blocks of 128 threads per SM, 264 resident on an H100) with
+# global loads, stores, a random pattern and a mid-warp EXIT twin.
+cat >"$TMP/mt.trace" <<'TR'
+kernel mt grid=(800,1,1) block=(128,1,1) regs=255 {
+  S2R R0, SR_TID.X
+  LDC.64 R6, c[0x0][0x218]
+  loop 2 {
+    IMAD.WIDE R4, R0, 0x10, R6
+    LDG.E.128 R12, [R4.64]
+    FFMA R12, R12, R12, R13
+    STG.E.128 [R4.64], R12
+    LDG.E R16, [R4.64] pattern=random
+  }
+  EXIT
+}
+TR
+expect_ok export --accelsim "$TMP/mt" "$TMP/mt.trace"
+sed 's/ S2R / FOOBAR.X /' "$TMP/mt/kernel-1.traceg" >"$TMP/mt/kernel-2.traceg"
+printf 'kernel-1.traceg\nkernel-2.traceg\n' >"$TMP/mt/kernelslist.g"
+for n in 1 2; do
+    "$SMSIM" --config "$CFG" "$TMP/mt/kernelslist.g" --format json --threads $n \
+        >"$TMP/mt$n.json" 2>"$TMP/mt$n.err" || fail "--threads $n exited $? ($(head -c 300 "$TMP/mt$n.err"))"
+done
+cmp -s "$TMP/mt1.json" "$TMP/mt2.json" || fail "Accel-Sim trace: --threads 1 and 2 differ"
+cmp -s "$TMP/mt1.err" "$TMP/mt2.err" || fail "Accel-Sim trace: warnings differ with --threads 2"
+[ "$(grep -c "warning: unknown opcode 'FOOBAR'" "$TMP/mt1.err")" -eq 1 ] || fail "want one FOOBAR warning: $(cat "$TMP/mt1.err")"
+[ "$(metric "$TMP/mt1.json" 0 smsp__inst_executed.sum)" = 41600 ] || fail "mt: inst_executed"
+[ "$(metric "$TMP/mt1.json" 1 smsim__inst_executed_unknown_opcode.sum)" = 3200 ] || fail "mt: unknown count"
+"$SMSIM" --config "$CFG" "$TMP/mt/kernelslist.g" --format json --threads 1 >"$TMP/mt3.json" 2>/dev/null
+cmp -s "$TMP/mt1.json" "$TMP/mt3.json" || fail "Accel-Sim trace: two runs differ"
+
 # Bad input: one line, non-zero exit, nothing on stdout.
 mkdir -p "$TMP/bad"
 printf 'MemcpyHtoD,0x7f0000000000,64\nkernel-7.traceg\n' >"$TMP/bad/kernelslist.g"

@@ -3,6 +3,7 @@
 # exactly one final 'warp_instructions_per_second: N' line), --threads, --only,
 # and bad options (one line on stderr, non-zero exit, nothing on stdout).
 # Speed itself is not tested (CI machines vary); docs/performance.md has it.
+# The accelsim workload's temporary Accel-Sim files must be removed.
 # Usage: bash tests/cli_bench.sh /path/to/smsim   (from the repo root)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -30,10 +31,14 @@ shape() {
 
 "$SMSIM" bench --quick >"$TMP/out" 2>"$TMP/err" || fail "bench --quick exited $?"
 [ -s "$TMP/err" ] && fail "stderr not empty: $(head -c 300 "$TMP/err")"
-shape "$TMP/out" 5
-for w in stream_copy ffma_ilp1 ffma_ilp4 dram_chain gemm_tile; do
+shape "$TMP/out" 6
+for w in stream_copy ffma_ilp1 ffma_ilp4 dram_chain gemm_tile accelsim; do
     grep -q "^$w " "$TMP/out" || fail "workload $w missing"
 done
+# the accelsim workload runs from an Accel-Sim export: 2112 blocks x 4 warps x
+# (3 + 1 trip x 8 + EXIT), and its temporary files are gone afterwards
+grep -Eq '^accelsim +101376 ' "$TMP/out" || fail "accelsim warp-instruction count"
+[ -z "$(ls -A "$TMP" | grep -v '^out$\|^err$')" ] || fail "bench left files in TMPDIR: $(ls "$TMP")"
 # the FFMA workloads issue what they are made of: 528 blocks x 4 warps x
 # (2 + 15 trips x 19 + STG + EXIT) = 2112 x 289
 grep -Eq '^ffma_ilp1 +610368 ' "$TMP/out" || fail "ffma_ilp1 warp-instruction count"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <lzma.h>
+#include <pthread.h>
 #include "arch/arch.h"
 #include "trace/trace.h"
 #include "trace/trace_accelsim.h"
@@ -197,22 +198,48 @@ static void test_xz_and_seek(void **state)
     struct tr_cursor c1, c0;
     assert_int_equal(k->ops->warp_begin(k, 1, 0, &c1), 0);
     assert_int_equal(k->ops->warp_begin(k, 0, 0, &c0), 0);
+    /* block 0 was passed over on the way to block 1 and remembered: no
+     * second pass (the decoded text is read back from the temporary file) */
     struct tr_accelsim_stats st;
     tr_accelsim_stats(k, &st);
-    assert_int_equal(st.restarts, 1);
+    assert_int_equal(st.restarts, 0);
     assert_int_equal(st.blocks_loaded, 2);
-    assert_int_equal(st.sections_indexed, 2);
+    assert_int_equal(st.blocks_live, 2);
+    assert_int_equal(st.sections_indexed, 0);
+    /* both warps read correctly, out of order */
+    struct tr_dyn d;
+    int n0 = 0, n1 = 0;
+    while (k->ops->warp_next(k, &c0, &d))
+        n0++;
+    while (k->ops->warp_next(k, &c1, &d))
+        n1++;
+    assert_int_equal(n0, 12);
+    assert_int_equal(n1, 12);
     k->ops->warp_end(k, &c0);
     k->ops->warp_end(k, &c1);
     trace_close(t);
-    /* plain file, same order: no restart counted (fseeko) */
+    /* a block passed, run and dropped is found again by a second pass from
+     * the top (counted); the last released block is kept */
     t = open_ok(D "v5/kernel-1.traceg");
     k = t->kernels[0];
-    assert_int_equal(k->ops->warp_begin(k, 1, 1, &c1), 0);
-    assert_int_equal(k->ops->warp_begin(k, 0, 1, &c0), 0);
+    assert_int_equal(k->ops->warp_begin(k, 1, 0, &c1), 0);
+    tr_accelsim_stats(k, &st);
+    assert_int_equal(st.sections_indexed, 1); /* block 0, passed over */
+    k->ops->warp_end(k, &c1);
+    assert_int_equal(k->ops->warp_begin(k, 0, 0, &c0), 0);
+    k->ops->warp_end(k, &c0);
+    assert_int_equal(k->ops->warp_begin(k, 0, 1, &c0), 0); /* the cold block */
+    k->ops->warp_end(k, &c0);
     tr_accelsim_stats(k, &st);
     assert_int_equal(st.restarts, 0);
-    k->ops->warp_end(k, &c0);
+    assert_int_equal(k->ops->warp_begin(k, 1, 1, &c1), 0);
+    tr_accelsim_stats(k, &st);
+    assert_int_equal(st.restarts, 1);
+    assert_int_equal(st.blocks_loaded, 3);
+    assert_int_equal(tr_warp_insts(k, 1, 1), 12);
+    while (k->ops->warp_next(k, &c1, &d))
+        n1++;
+    assert_int_equal(n1, 24);
     k->ops->warp_end(k, &c1);
     trace_close(t);
 }
@@ -373,7 +400,7 @@ static size_t peak_for(int blocks, int resident)
     struct tr_accelsim_stats st;
     tr_accelsim_stats(k, &st);
     assert_int_equal(st.blocks_loaded, (uint64_t)blocks);
-    assert_int_equal(st.statics, 400);
+    assert_int_equal(st.statics, 401); /* + the NOP twin made with the EXIT */
     size_t peak = (size_t)st.bytes_peak;
     trace_close(t);
     return peak;
@@ -388,6 +415,206 @@ static void test_streaming(void **state)
     /* 800 records x 12 B and 800 x 3 address words per block, rounded up */
     assert_true(large < 5 * 48 * 1024);
     assert_true(peak_for(64, 1) < large);
+}
+
+/* A kernel of `blocks` blocks x 2 warps x 400 lines (v3, like peak_for's),
+ * with `bad` (if not NULL) replacing instruction `badline` of warp 1 of the
+ * blocks in the bit mask `badblocks`.  Returns the path. */
+static const char *write_big(const char *name, int blocks, unsigned badblocks, int badline,
+                             const char *bad)
+{
+    const char *path = tpath(name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "-kernel name = big\n-grid dim = (%d,1,1)\n-block dim = (64,1,1)\n-shmem = 0\n"
+               "-nregs = 8\n-binary version = 80\n-accelsim tracer version = 3\n#\n", blocks);
+    for (int b = 0; b < blocks; b++) {
+        fprintf(f, "#BEGIN_TB\nthread block = %d,0,0\n", b);
+        for (int w = 0; w < 2; w++) {
+            fprintf(f, "warp = %d\ninsts = 400\n", w);
+            for (int i = 0; i < 399; i++) {
+                if (bad && (badblocks >> b & 1) && w == 1 && i == badline)
+                    fprintf(f, "%s\n", bad);
+                else if (i % 7 == 3)
+                    fprintf(f, "%04x %08x 1 R4 LDG.E 1 R2 4 2 0x%x %d %d\n", i * 16,
+                            0x7u << (i % 29), (b * 1000 + i) * 128, 4 * i, -8);
+                else
+                    fprintf(f, "%04x ffffffff 1 R4 LDG.E 1 R2 4 1 0x%x 4\n", i * 16,
+                            (b * 1000 + i) * 128);
+            }
+            fprintf(f, "18f0 ffffffff 0 EXIT 0 0\n");
+        }
+        fprintf(f, "#END_TB\n");
+    }
+    fclose(f);
+    return path;
+}
+
+/* What a walk of one warp saw, folded into one number. */
+static uint64_t warp_digest(struct trace_kernel *k, struct tr_cursor *c)
+{
+    uint64_t h = 1469598103934665603ull;
+    const struct tr_inst *in;
+    struct tr_dyn d;
+    while ((in = k->ops->warp_next(k, c, &d))) {
+        h = (h ^ (uint64_t)in->kind ^ (uint64_t)in->dst[0] << 8 ^ (uint64_t)d.active_mask << 16) *
+            1099511628211ull;
+        for (uint32_t i = 0; i < d.naddr; i++)
+            h = (h ^ d.addr[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+struct walker {
+    struct trace_kernel *k; /* the kernel          */
+    int first, step, blocks; /* blocks first, first+step, ... */
+    uint64_t *digest;       /* [blocks * 2]        */
+    int fails;              /* warp_begin failures */
+};
+
+static void *walk_blocks(void *arg)
+{
+    struct walker *w = arg;
+    for (int b = w->first; b < w->blocks; b += w->step) {
+        struct tr_cursor c[2];
+        for (uint32_t i = 0; i < 2; i++)
+            w->fails += w->k->ops->warp_begin(w->k, (uint32_t)b, i, &c[i]) != 0;
+        for (uint32_t i = 0; i < 2; i++) {
+            w->digest[b * 2 + (int)i] = warp_digest(w->k, &c[i]);
+            w->k->ops->warp_end(w->k, &c[i]);
+        }
+    }
+    return NULL;
+}
+
+/* The reader is mt_safe: warps walked on 3 threads at once read exactly
+ * what one thread reads. */
+static void test_threads(void **state)
+{
+    (void)state;
+    enum { B = 48 };
+    const char *path = write_big("mt.traceg", B, 0, 0, NULL);
+    uint64_t one[B * 2], many[B * 2];
+    struct trace_file *t = open_ok(path);
+    assert_int_equal(t->kernels[0]->mt_safe, 1);
+    struct walker w = {t->kernels[0], 0, 1, B, one, 0};
+    walk_blocks(&w);
+    assert_int_equal(w.fails, 0);
+    trace_close(t);
+    t = open_ok(path);
+    struct walker ws[3];
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) {
+        ws[i] = (struct walker){t->kernels[0], i, 3, B, many, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, walk_blocks, &ws[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(ws[i].fails, 0);
+    }
+    struct tr_accelsim_stats st;
+    tr_accelsim_stats(t->kernels[0], &st);
+    assert_int_equal(st.statics, 401);
+    assert_int_equal(st.blocks_live, 1); /* only the cold one is left */
+    trace_close(t);
+    for (int i = 0; i < B * 2; i++)
+        assert_true(one[i] == many[i]);
+}
+
+/* An error deep inside a long warp (past its first window of text) names
+ * its own line; with two bad blocks, the message is the first error in the
+ * file whichever block starts first, and it sticks. */
+static void test_error_lines(void **state)
+{
+    (void)state;
+    /* 8 header lines, 807 per block; in a block, warp 1's instruction i is
+     * line 407 + i */
+    const char *path = write_big("deep.traceg", 4, 1u << 2, 300, "12c0 ffffffff 1 R4 LDG.E 1 R2 4 1 0x1z 4");
+    uint64_t want_line = 8 + 2 * 807 + 407 + 300;
+    struct trace_file *t = open_ok(path);
+    struct trace_kernel *k = t->kernels[0];
+    struct tr_cursor c;
+    assert_int_equal(k->ops->warp_begin(k, 2, 0, &c), 0); /* warp 0 is fine */
+    assert_int_not_equal(k->ops->warp_begin(k, 2, 1, &c), 0);
+    char want[TRACE_ERR_MAX];
+    snprintf(want, sizeof want, "%s:%llu:35: base address must be hex, got '0x1z'", path,
+             (unsigned long long)want_line);
+    assert_string_equal(k->error, want);
+    /* sticky: a good block now fails with the same message */
+    assert_int_not_equal(k->ops->warp_begin(k, 0, 0, &c), 0);
+    assert_string_equal(k->error, want);
+    trace_close(t);
+
+    /* two bad blocks (and a duplicate block at the end); the later one is
+     * started first: the message is still the first error in the file */
+    path = write_big("two.traceg", 4, 1u << 1 | 1u << 3, 5, "0050 fffffffff 0 NOP 0 0");
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fprintf(f, "#BEGIN_TB\nthread block = 0,0,0\n#END_TB\n");
+    fclose(f);
+    snprintf(want, sizeof want, "%s:%d:6: active mask must be 8 hex digits, got 'fffffffff'",
+             path, 8 + 807 + 407 + 5);
+    t = open_ok(path);
+    k = t->kernels[0];
+    assert_int_not_equal(k->ops->warp_begin(k, 3, 1, &c), 0);
+    assert_string_equal(k->error, want);
+    trace_close(t);
+    /* in block order, the same */
+    t = open_ok(path);
+    k = t->kernels[0];
+    int failed = 0;
+    for (uint32_t b = 0; b < 4 && !failed; b++)
+        for (uint32_t w = 0; w < 2 && !failed; w++) {
+            failed = k->ops->warp_begin(k, b, w, &c) != 0;
+            if (!failed)
+                k->ops->warp_end(k, &c);
+        }
+    assert_true(failed);
+    assert_string_equal(k->error, want);
+    trace_close(t);
+}
+
+/* -binary version = 0 (NVBit could not query the kernel, as in a real
+ * version-5 trace): warned about, and a garbage -nregs is replaced by the
+ * registers the first block uses (R9, and R12..R15 written by an LDG.128:
+ * 16), rounded up to 8, with a second warning.  Elsewhere it is an error. */
+static void test_untrusted_header(void **state)
+{
+    (void)state;
+    const char *text =
+        "-kernel name = k0\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+        "-nregs = 21955\n-binary version = 0\n-accelsim tracer version = 5\n#\n"
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        "0000 ffffffff 1 R9 MOV 0 0 0 \n"
+        "0010 ffffffff 1 R12 LDG.E.128.SYS 1 R2 16 1 0x7f580face400 16 0 \n"
+        "0020 ffffffff 0 EXIT 0 0 0 \n#END_TB\n";
+    put(tpath("b0.traceg"), text);
+    FILE *warn = tmpfile();
+    assert_non_null(warn);
+    struct trace_file *t = calloc(1, sizeof *t);
+    char err[TRACE_ERR_MAX] = "";
+    if (trace_accelsim_open(tpath("b0.traceg"), warn, t, err))
+        fail_msg("unexpected error: %s", err);
+    assert_int_equal(t->kernels[0]->launch.regs, 16);
+    assert_int_equal(tr_warp_insts(t->kernels[0], 0, 0), 3);
+    trace_close(t);
+    rewind(warn);
+    char buf[2048] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, warn);
+    buf[n] = '\0';
+    fclose(warn);
+    assert_non_null(strstr(buf, "b0.traceg:6:19: warning: -binary version = 0"));
+    assert_non_null(strstr(buf, "b0.traceg:5:1: warning: -nregs = 21955 is not a register "
+                                "count: using 16, from the highest register the first thread "
+                                "block uses (R15)"));
+    /* with a real binary version the same -nregs is an error */
+    char *bad = strdup(text);
+    memcpy(strstr(bad, "version = 0"), "version = 9", 11);
+    put(tpath("b0.traceg"), bad);
+    free(bad);
+    /* (9 is not a SASS version either: 1..9 are rejected) */
+    assert_null(trace_open(tpath("b0.traceg"), err));
+    assert_non_null(strstr(err, "b0.traceg:6:19: -binary version must be the SASS version"));
 }
 
 /* Errors: one line "file:line:col: message". */
@@ -557,6 +784,9 @@ int main(void)
         cmocka_unit_test(test_inference),
         cmocka_unit_test(test_v4_lineinfo_masks),
         cmocka_unit_test(test_streaming),
+        cmocka_unit_test(test_untrusted_header),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_error_lines),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_list_errors),
     };

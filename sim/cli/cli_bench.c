@@ -3,7 +3,10 @@
  * Fixed workloads, generated as native-format text (docs/trace-format.md)
  * with a trip count, written to a temporary file and read back by the normal
  * reader: full-GPU runs of a streaming copy, FFMA chains at ILP 1 and 4, a
- * DRAM pointer chase and a GEMM-like shared-memory tile.  Each is simulated
+ * DRAM pointer chase and a GEMM-like shared-memory tile; and one run from an
+ * Accel-Sim trace (the native workload exported with the code of `smsim
+ * export --accelsim` into a temporary folder, deleted after the run), whose
+ * time includes reading and parsing the text.  Each is simulated
  * on the configuration (default configs/h100.yaml) and reported with
  * warp-instructions per second, simulated cycles per second and the peak
  * resident set; the last line is the median workload's
@@ -23,6 +26,7 @@
 #include "engine/engine.h"
 #include "stats/stats.h"
 #include "trace/trace.h"
+#include "trace/trace_accelsim.h"
 
 static const char bench_help[] =
     "usage: smsim bench [--config CFG.yaml] [--quick] [--threads N] [--repeat N]\n"
@@ -36,7 +40,7 @@ static const char bench_help[] =
     "  --repeat N      run each workload N times, report the fastest (default 1)\n"
     "  --scale K       multiply every trip count by K (default 1)\n"
     "  --only NAME     run one workload: stream_copy, ffma_ilp1, ffma_ilp4,\n"
-    "                  dram_chain, gemm_tile\n";
+    "                  dram_chain, gemm_tile, accelsim\n";
 
 /* One workload: writes its kernel with `trips` outer trips to f. */
 struct bench_wl {
@@ -44,6 +48,7 @@ struct bench_wl {
     void (*gen)(FILE *f, long trips); /* native-format text of the kernel       */
     long trips;                       /* outer trips of a full run              */
     long quick;                       /* outer trips with --quick               */
+    int accelsim;                     /* 1: run from its Accel-Sim export       */
 };
 
 /* Grid-stride float4 copy (as traces/copy_float4.trace): 64 warps per SM,
@@ -163,12 +168,39 @@ static void gen_gemm(FILE *f, long trips)
                "}\n");
 }
 
+/* The Accel-Sim workload (as tests/bench/accelsim_rss.sh): 16 blocks of 4
+ * warps per SM; per trip a coalesced LDG.128 and STG.128 (address mode 1
+ * lines) and a random 4-byte load (mode 2: a base and 31 deltas), about 80
+ * bytes of text per warp-instruction. */
+static void gen_accel(FILE *f, long trips)
+{
+    fprintf(f,
+            "kernel accelsim grid=(2112,1,1) block=(128,1,1) regs=32 {\n"
+            "  S2R R0, SR_TID.X\n"
+            "  LDC.64 R6, c[0x0][0x218]\n"
+            "  LDC.64 R8, c[0x0][0x210]\n"
+            "  loop %ld {\n"
+            "    IMAD.WIDE R4, R0, 0x10, R8\n"
+            "    LDG.E.128 R12, [R4.64]\n"
+            "    IMAD.WIDE R2, R0, 0x10, R6\n"
+            "    FFMA R12, R12, R12, R13\n"
+            "    IADD3 R0, R0, 0x1000, RZ\n"
+            "    STG.E.128 [R2.64], R12\n"
+            "    LDG.E R16, [R4.64] pattern=random\n"
+            "    BRA 0x40\n"
+            "  }\n"
+            "  EXIT\n"
+            "}\n",
+            trips);
+}
+
 static const struct bench_wl workloads[] = {
-    {"stream_copy", gen_copy, 250, 5},
-    {"ffma_ilp1", gen_ffma1, 750, 15},
-    {"ffma_ilp4", gen_ffma4, 750, 15},
-    {"dram_chain", gen_chain, 250, 5},
-    {"gemm_tile", gen_gemm, 13, 1},
+    {"stream_copy", gen_copy, 250, 5, 0},
+    {"ffma_ilp1", gen_ffma1, 750, 15, 0},
+    {"ffma_ilp4", gen_ffma4, 750, 15, 0},
+    {"dram_chain", gen_chain, 250, 5, 0},
+    {"gemm_tile", gen_gemm, 13, 1, 0},
+    {"accelsim", gen_accel, 32, 1, 1},
 };
 enum { BENCH_NWL = sizeof workloads / sizeof workloads[0] };
 
@@ -257,6 +289,42 @@ struct bench_res {
     long rss_kb;      /* peak RSS after it ran       */
 };
 
+/* Replace *tf by its Accel-Sim export, written into a temporary folder
+ * next to `path` (the same code as `smsim export --accelsim`).  The list is
+ * removed once read; the kernel file, which the reader opens as the engine
+ * runs, by export_remove after trace_close.  0, or -1 with a message in
+ * err (nothing left behind). */
+static int export_reopen(struct trace_file **tf, const char *path, char err[TRACE_ERR_MAX])
+{
+    char dir[520], f1[560], f2[560]; /* path is at most 511 chars (run_one) */
+    snprintf(dir, sizeof dir, "%.511s.d", path);
+    struct tr_export_opts eo = { .binary_version = 90, .seed = 1 };
+    int rc = trace_export_accelsim(*tf, dir, &eo, err);
+    trace_close(*tf);
+    *tf = NULL;
+    snprintf(f1, sizeof f1, "%s/kernelslist.g", dir);
+    snprintf(f2, sizeof f2, "%s/kernel-1.traceg", dir);
+    if (rc == 0)
+        *tf = trace_open(f1, err);
+    unlink(f1);
+    if (!*tf) {
+        unlink(f2);
+        rmdir(dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* The folder and file export_reopen made for `path`, removed. */
+static void export_remove(const char *path)
+{
+    char dir[520], f2[560];
+    snprintf(dir, sizeof dir, "%.511s.d", path);
+    snprintf(f2, sizeof f2, "%s/kernel-1.traceg", dir);
+    unlink(f2);
+    rmdir(dir);
+}
+
 /* Generate, open and simulate workload w.  0, or 1 after a one-line message. */
 static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
                    const struct bench_args *b, struct bench_res *res)
@@ -283,11 +351,17 @@ static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
     char terr[TRACE_ERR_MAX];
     struct trace_file *tf = trace_open(path, terr);
     unlink(path);
+    if (tf && w->accelsim && export_reopen(&tf, path, terr)) {
+        fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name, terr);
+        return 1;
+    }
     if (!tf || tf->nkernels != 1) {
         fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name,
                 tf ? "expected one kernel" : terr);
         if (tf)
             trace_close(tf);
+        if (tf && w->accelsim)
+            export_remove(path);
         return 1;
     }
     memset(res, 0, sizeof *res);
@@ -303,6 +377,8 @@ static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
         if (engine_run(a, tf->kernels[0], &eo, &st, eerr)) {
             fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name, eerr);
             trace_close(tf);
+            if (w->accelsim)
+                export_remove(path);
             return 1;
         }
         double dt = now_s() - t0;
@@ -316,6 +392,8 @@ static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
         stats_kernel_free(&st);
     }
     trace_close(tf);
+    if (w->accelsim)
+        export_remove(path);
     res->rss_kb = peak_rss_kb();
     return 0;
 }

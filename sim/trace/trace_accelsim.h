@@ -14,24 +14,26 @@
 
 /* Open a kernel list (kernelslist.g) or a single kernel file (.traceg,
  * .traceg.xz), appending its kernels to *out.  Only the headers are read
- * here; thread blocks are read when the engine starts them.  `warn` receives
- * one warning line per unknown opcode (NULL: stderr).  0, or -1 with
- * "file:line:col: message" in err. */
+ * here; thread blocks are read when the engine starts them, each warp
+ * streaming its own lines (memory independent of the file's size; kernels
+ * are mt_safe).  `warn` receives the warning lines (unknown opcodes, after
+ * a kernel's last warp ended, in file order; untrusted headers, at open)
+ * (NULL: stderr).  0, or -1 with "file:line:col: message" in err. */
 int trace_accelsim_open(const char *path, FILE *warn, struct trace_file *out,
                         char err[TRACE_ERR_MAX]);
 
 /* What the streaming reader holds and did, for tests and the benchmark. */
 struct tr_accelsim_stats {
     int version;              /* tracer version of the file (3, 4, 5)           */
-    int binary_version;       /* -binary version (SASS ISA, e.g. 90)            */
-    uint32_t statics;         /* distinct static instructions decoded           */
+    int binary_version;       /* -binary version (SASS ISA, e.g. 90; 0 unknown) */
+    uint32_t statics;         /* static instructions made (EXIT NOP twins too)  */
     uint32_t unknown_opcodes; /* distinct opcodes not in the SASS table          */
-    uint64_t blocks_loaded;   /* thread-block sections parsed into the pool      */
-    uint64_t blocks_live;     /* blocks in the pool now (referenced or cached)   */
-    uint64_t sections_indexed;/* block offsets known (16 bytes each)             */
-    uint64_t bytes_now;       /* bytes the block pool holds now                  */
-    uint64_t bytes_peak;      /* most bytes the block pool ever held             */
-    uint64_t restarts;        /* xz streams re-decoded from the start (seek back) */
+    uint64_t blocks_loaded;   /* thread-block sections skimmed to run them       */
+    uint64_t blocks_live;     /* blocks held now (running, or the cached one)    */
+    uint64_t sections_indexed;/* sections passed over and remembered, not yet run */
+    uint64_t bytes_now;       /* bytes in block tables and warp windows now      */
+    uint64_t bytes_peak;      /* most bytes they ever held                       */
+    uint64_t restarts;        /* passes from the top for a block already dropped */
 };
 
 /* Fill *st for a kernel opened by this reader; -1 for other readers. */

@@ -1,11 +1,16 @@
-/* trace_accelsim_inst.c — one Accel-Sim instruction line -> a 12-byte record
- * pointing at an interned static instruction (struct tr_inst).
+/* trace_accelsim_inst.c — one Accel-Sim instruction line -> its mask, its
+ * addresses and an interned static instruction (struct tr_inst).
  *
  * Line (space separated; docs/accelsim.md):
  *   [line] PC MASK NDST {R} OPCODE NSRC {R} WIDTH [MODE ADDRESSES] [IMM]
- * The static part (PC, registers, opcode, width) is interned per kernel:
- * every dynamic instance of a PC shares one decoded tr_inst, so a block
- * buffer holds only masks and addresses.
+ * This is the reader's hot path (once to validate a warp's lines when it
+ * starts, once more as the engine reads them): hand-written hex and decimal
+ * scanning, no allocation, no lock.  The static part (PC, registers,
+ * opcode, width) is interned per kernel: every dynamic instance of a PC
+ * shares one decoded tr_inst.  The table is read without a lock (statics
+ * never move; a grown table replaces the old one whole, published with a
+ * release store) and written under the kernel's mutex, rarely: once per
+ * static instruction.
  *
  * What the format leaves out is inferred from the opcode (trace_isa): the
  * one destination register it names is widened to the group the opcode
@@ -15,167 +20,474 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "arch/arch.h"
 #include "trace/trace_accelsim_int.h"
 #include "trace/trace_isa.h"
 
-enum { KEY_MAX = 1024, OPC_MAX = 64, NDST_MAX = 4, NSRC_MAX = 32, WIDTH_MAX = 1024 };
+enum { OPC_MAX = 64, NDST_MAX = 4, NSRC_MAX = 32, WIDTH_MAX = 1024 };
 
-struct tok {
-    const char *s;  /* first character             */
-    size_t n;       /* length                      */
-    size_t col;     /* 1-based column              */
+/* Hex digit values + 1, 0 for anything else. */
+static const unsigned char HEX1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-static int next_tok(const char *line, const char **pp, struct tok *t)
+int as_hexval(int c)
 {
-    const char *p = *pp;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (!*p) {
-        *pp = p;
-        return -1;
-    }
-    t->s = p;
-    t->col = (size_t)(p - line) + 1;
-    while (*p && *p != ' ' && *p != '\t')
-        p++;
-    t->n = (size_t)(p - t->s);
-    *pp = p;
-    return 0;
+    return c >= 0 && c < 256 ? (int)HEX1[c] - 1 : -1;
 }
 
-static int tok_dec(const struct tok *t, uint64_t max, uint64_t *v)
+int as_fmt_err(char *dst, const char *path, uint64_t line, size_t col, const char *fmt, ...)
 {
+    char msg[TRACE_ERR_MAX / 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* the path is cut first when the message would not fit */
+    int room = TRACE_ERR_MAX - (int)strlen(msg) - 48;
+    snprintf(dst, TRACE_ERR_MAX, "%.*s:%llu:%zu: %s", room > 16 ? room : 16, path,
+             (unsigned long long)line, col, msg);
+    return -1;
+}
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+static inline int is_ws(char c) { return c == ' ' || c == '\t'; }
+static inline int tok_end(char c) { return c == ' ' || c == '\t' || c == '\0'; }
+
+/* Skip the blanks before a token; *irr is set unless they are one space. */
+static inline const char *sep(const char *p, int *irr)
+{
+    if (p[0] == ' ' && !is_ws(p[1]))
+        return p + 1;
+    *irr = 1;
+    while (is_ws(*p))
+        p++;
+    return p;
+}
+
+/* Hex token at *pp: optional 0x (unless exact), 1..16 digits, or exactly
+ * `exact` digits.  Advances *pp past it. */
+static inline int hex_tok(const char **pp, int exact, uint64_t *v)
+{
+    const unsigned char *p = (const unsigned char *)*pp;
+    if (!exact && p[0] == '0' && (p[1] | 0x20) == 'x')
+        p += 2;
+    const unsigned char *d0 = p;
     uint64_t x = 0;
-    if (t->n == 0 || t->n > 20)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        char c = t->s[i];
-        if (c < '0' || c > '9')
-            return -1;
-        if (x > (UINT64_MAX - (uint64_t)(c - '0')) / 10)
-            return -1;
-        x = x * 10 + (uint64_t)(c - '0');
+    unsigned d;
+    while ((d = HEX1[*p]) != 0) {
+        x = x << 4 | (uint64_t)(d - 1);
+        p++;
     }
-    if (x > max)
+    long n = (long)(p - d0);
+    if (n == 0 || n > 16 || (exact && n != exact) || !tok_end((char)*p))
         return -1;
+    *pp = (const char *)p;
     *v = x;
     return 0;
 }
 
-static int tok_sdec(const struct tok *t, int64_t lo, int64_t hi, int64_t *v)
+/* Unsigned decimal token, at most 20 digits, <= max (the general case). */
+static int dec_tok_slow(const char **pp, uint64_t max, uint64_t *v)
 {
-    struct tok u = *t;
+    const char *p = *pp, *d0 = p;
+    uint64_t x = 0;
+    unsigned d;
+    while ((d = (unsigned)(*p - '0')) < 10) {
+        if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, d, &x))
+            return -1;
+        p++;
+    }
+    if (p == d0 || p - d0 > 20 || x > max || !tok_end(*p))
+        return -1;
+    *pp = p;
+    *v = x;
+    return 0;
+}
+
+/* Value of the n (1..8) leading decimal digits of the little-endian word
+ * w (the digit bytes minus '0'), eight at a time: shifting the digits to the
+ * top leaves zeros in front, then pairs, quads and octets are combined by
+ * multiplications. */
+static inline uint64_t swar8(uint64_t t, int n)
+{
+    t <<= 8 * (8 - n);
+    t = (t & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;          /* 10 * 2^8 + 1  */
+    t = (t & 0x00FF00FF00FF00FFull) * 6553601 >> 16;      /* 100 * 2^16 + 1 */
+    return (t & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32; /* 10^4 * 2^32 + 1 */
+}
+
+/* Unsigned decimal token, at most 20 digits, <= max.  The line buffers
+ * have 8 bytes of slack after the text (as_lr), so a word can always be
+ * loaded; up to 16 digits cannot overflow. */
+static inline int dec_tok(const char **pp, uint64_t max, uint64_t *v)
+{
+    const char *p = *pp;
+    uint64_t x = 0;
+    int total = 0;
+    for (;;) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t t = w - 0x3030303030303030ull;
+        /* high bit of a byte: not a digit (only the first one counts) */
+        uint64_t nd = ((t + 0x7676767676767676ull) | t) & 0x8080808080808080ull;
+        int n = nd ? __builtin_ctzll(nd) >> 3 : 8;
+        if (n == 0)
+            break;
+        static const uint64_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000,
+                                          10000000, 100000000};
+        x = x * pow10[n] + swar8(t, n);
+        p += n;
+        total += n;
+        if (n < 8)
+            break;
+        if (total >= 16)
+            return dec_tok_slow(pp, max, v);
+    }
+    if (total == 0 || x > max || !tok_end(*p))
+        return -1;
+    *pp = p;
+    *v = x;
+    return 0;
+}
+
+/* Signed decimal token in [lo, hi]. */
+static inline int sdec_tok(const char **pp, int64_t lo, int64_t hi, int64_t *v)
+{
+    const char *p = *pp;
     int neg = 0;
-    if (u.n > 0 && (u.s[0] == '-' || u.s[0] == '+')) {
-        neg = u.s[0] == '-';
-        u.s++;
-        u.n--;
+    if (*p == '-' || *p == '+') {
+        neg = *p == '-';
+        p++;
     }
     uint64_t m;
-    if (tok_dec(&u, (uint64_t)INT64_MAX + (uint64_t)neg, &m))
+    if (dec_tok(&p, (uint64_t)INT64_MAX + (uint64_t)neg, &m))
         return -1;
     int64_t x = neg ? (m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m) : (int64_t)m;
     if (x < lo || x > hi)
         return -1;
-    *v = x;
-    return 0;
-}
-
-/* Hex with an optional 0x, at most 16 digits; exact_digits > 0 demands that many. */
-static int tok_hex(const struct tok *t, int exact_digits, uint64_t *v)
-{
-    const char *s = t->s;
-    size_t n = t->n;
-    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && !exact_digits) {
-        s += 2;
-        n -= 2;
-    }
-    if (n == 0 || n > 16 || (exact_digits && n != (size_t)exact_digits))
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        int d = as_hexval((unsigned char)s[i]);
-        if (d < 0)
-            return -1;
-        x = x << 4 | (uint64_t)d;
-    }
+    *pp = p;
     *v = x;
     return 0;
 }
 
 /* R0..R255 -> 0..255 (R255 is RZ). */
-static int tok_reg(const struct tok *t, uint16_t *r)
+static inline int reg_tok(const char **pp, uint16_t *r)
 {
-    uint64_t v;
-    struct tok u = { t->s + 1, t->n - 1, t->col + 1 };
-    if (t->n < 2 || t->s[0] != 'R' || u.n > 3 || tok_dec(&u, 255, &v))
+    const char *p = *pp;
+    if (p[0] != 'R')
         return -1;
+    p++;
+    const char *d0 = p;
+    uint64_t v;
+    if (dec_tok(&p, 255, &v) || p - d0 > 3)
+        return -1;
+    *pp = p;
     *r = (uint16_t)v;
     return 0;
 }
 
-#define TOKS "%.*s"
-#define TOKA(t) (int)((t).n > 40 ? 40 : (t).n), (t).s
-
-/* ---- static instructions ------------------------------------------------- */
-
-static uint32_t fnv1a(const char *s, size_t n)
+/* Error about the token at tok: "<what>, got '<token>'" (40 chars at most). */
+static int tok_err(const struct as_kernel *k, char *err, uint64_t ln, const char *line,
+                   const char *tok, const char *what)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
+    size_t n = 0;
+    while (!tok_end(tok[n]))
+        n++;
+    return as_fmt_err(err, k->path, ln, (size_t)(tok - line) + 1, "%s, got '%.*s'", what,
+                      (int)(n > 40 ? 40 : n), tok);
 }
 
-static int ht_grow(struct as_kernel *k)
+/* ---- lines ----------------------------------------------------------------- */
+
+int as_parse_line(const struct as_kernel *k, const char *line, uint64_t ln,
+                  struct as_line *pl, uint64_t *addr, char *err)
 {
-    uint32_t cap = k->htcap ? k->htcap * 2 : 1024;
-    uint32_t *ht = malloc((size_t)cap * sizeof *ht);
-    if (!ht)
-        return -1;
-    memset(ht, 0xff, (size_t)cap * sizeof *ht);
-    for (uint32_t i = 0; i < k->nst; i++) {
-        struct as_static *s = &k->st[i];
-        if (s->keylen == 0)
-            continue; /* NOP twins are not hashed */
-        uint32_t h = fnv1a(k->keys + s->key, s->keylen) & (cap - 1);
-        s->next = ht[h];
-        ht[h] = i;
+    const char *p = line;
+    int irr = 0;
+    uint64_t v;
+#define NEED(what)                                                                   \
+    do {                                                                             \
+        if (!*p)                                                                     \
+            return as_fmt_err(err, k->path, ln, (size_t)(p - line) + 1,              \
+                              "instruction line ends before its %s", what);          \
+    } while (0)
+#define SEP(what)                                                                    \
+    do {                                                                             \
+        p = sep(p, &irr);                                                            \
+        NEED(what);                                                                  \
+    } while (0)
+
+    while (is_ws(*p))
+        p++;
+    if (k->lineinfo) {
+        NEED("source line number (-enable lineinfo = 1)");
+        if (dec_tok(&p, UINT32_MAX, &v))
+            return tok_err(k, err, ln, line, p,
+                           "expected the source line number (-enable lineinfo = 1)");
+        while (is_ws(*p))
+            p++;
     }
-    free(k->ht);
-    k->ht = ht;
-    k->htcap = cap;
+    NEED("PC");
+    const char *key = p;
+    if (hex_tok(&p, 0, &v))
+        return tok_err(k, err, ln, line, p, "PC must be hex");
+    SEP("active mask");
+    const char *mask_at = p;
+    uint64_t mask;
+    if (hex_tok(&p, 8, &mask))
+        return tok_err(k, err, ln, line, p, "active mask must be 8 hex digits");
+    const char *key2 = p; /* the key skips the mask */
+    SEP("destination count");
+    if (*p - '0' >= 0 && *p - '0' <= NDST_MAX && tok_end(p[1])) { /* the usual one digit */
+        pl->nd = (uint8_t)(*p++ - '0');
+    } else {
+        if (dec_tok(&p, NDST_MAX, &v))
+            return tok_err(k, err, ln, line, p, "destination count must be 0..4");
+        pl->nd = (uint8_t)v;
+    }
+    for (int i = 0; i < pl->nd; i++) {
+        SEP("destination register");
+        if (reg_tok(&p, &pl->dreg[i]))
+            return tok_err(k, err, ln, line, p, "expected a destination register R0..R255");
+    }
+    SEP("opcode");
+    pl->opc = p;
+    pl->opccol = (uint32_t)(p - line) + 1;
+    if (*p >= 'A' && *p <= 'Z') {
+        p++;
+        while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.')
+            p++;
+    }
+    pl->opclen = (uint32_t)(p - pl->opc);
+    if (pl->opclen == 0 || pl->opclen >= OPC_MAX || !tok_end(*p))
+        return tok_err(k, err, ln, line, pl->opc,
+                       "expected an opcode (upper case, e.g. LDG.E.128)");
+    SEP("source count");
+    if (dec_tok(&p, NSRC_MAX, &v))
+        return tok_err(k, err, ln, line, p, "source count must be 0..32");
+    pl->ns = (uint8_t)v;
+    for (int i = 0; i < pl->ns; i++) {
+        SEP("source register");
+        if (reg_tok(&p, &pl->sreg[i]))
+            return tok_err(k, err, ln, line, p, "expected a source register R0..R255");
+    }
+    SEP("memory width");
+    if (dec_tok(&p, WIDTH_MAX, &v))
+        return tok_err(k, err, ln, line, p, "memory width must be bytes 0..1024");
+    pl->width = (uint16_t)v;
+    const char *key_end = p;
+
+    /* The key: PC and the static fields after the mask, single-spaced. */
+    size_t l1 = (size_t)(mask_at - 1 - key), l2 = (size_t)(key_end - key2);
+    if (!irr && l1 + l2 < sizeof pl->keybuf) {
+        /* "PC" + " NDST ... WIDTH": two pieces of the line */
+        memcpy(pl->keybuf, key, l1);
+        memcpy(pl->keybuf + l1, key2, l2);
+        pl->key = pl->keybuf;
+        pl->keylen = (uint32_t)(l1 + l2);
+    } else {
+        /* other separators: rebuild with single spaces */
+        size_t n = 0;
+        const char *q = key;
+        int first = 1;
+        while (q < key_end && n + 2 < sizeof pl->keybuf) {
+            while (is_ws(*q))
+                q++;
+            const char *t = q;
+            while (!tok_end(*q))
+                q++;
+            if (t == mask_at)
+                continue;
+            if (!first)
+                pl->keybuf[n++] = ' ';
+            first = 0;
+            size_t tl = (size_t)(q - t);
+            if (n + tl >= sizeof pl->keybuf)
+                tl = sizeof pl->keybuf - 1 - n;
+            memcpy(pl->keybuf + n, t, tl);
+            n += tl;
+        }
+        pl->key = pl->keybuf;
+        pl->keylen = (uint32_t)n;
+    }
+    pl->mask = (uint32_t)mask;
+    pl->naddr = 0;
+
+    /* Addresses. */
+    uint32_t n = (uint32_t)__builtin_popcount(pl->mask);
+    if (pl->width > 0) {
+        SEP("address mode (0, 1 or 2)");
+        uint64_t mode;
+        if (dec_tok(&p, 2, &mode))
+            return tok_err(k, err, ln, line, p, "address mode must be 0, 1 or 2");
+        if (mode == 0) {
+            for (uint32_t i = 0; i < n; i++) {
+                SEP("address (one per active lane, address mode 0)");
+                if (hex_tok(&p, 0, &addr[i]))
+                    return tok_err(k, err, ln, line, p, "address must be hex");
+            }
+        } else {
+            uint64_t base;
+            SEP("base address");
+            if (hex_tok(&p, 0, &base))
+                return tok_err(k, err, ln, line, p, "base address must be hex");
+            if (mode == 1) {
+                int64_t stride;
+                SEP("stride (address mode 1)");
+                const char *st = p;
+                if (sdec_tok(&p, INT32_MIN, INT32_MAX, &stride))
+                    return tok_err(k, err, ln, line, p, "stride must be a decimal integer");
+                uint32_t m = pl->mask;
+                if (m && ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)))
+                    return as_fmt_err(err, k->path, ln, (size_t)(st - line) + 1,
+                                      "address mode 1 (base and stride) needs contiguous "
+                                      "active lanes, but the mask is %08x", m);
+                for (uint32_t i = 0; i < n; i++)
+                    addr[i] = base + (uint64_t)(stride * (int64_t)i);
+            } else {
+                if (n > 0)
+                    addr[0] = base;
+                for (uint32_t i = 1; i < n; i++) {
+                    int64_t d;
+                    SEP("address delta (address mode 2: one per further active lane)");
+                    if (sdec_tok(&p, INT64_MIN, INT64_MAX, &d))
+                        return tok_err(k, err, ln, line, p,
+                                       "address delta must be a decimal integer");
+                    addr[i] = addr[i - 1] + (uint64_t)d;
+                }
+            }
+        }
+        pl->naddr = n;
+    }
+    while (is_ws(*p))
+        p++;
+    if (k->version >= 5 && *p) {
+        int64_t imm;
+        if (sdec_tok(&p, INT64_MIN, INT64_MAX, &imm))
+            return tok_err(k, err, ln, line, p, "immediate must be a decimal integer");
+        while (is_ws(*p))
+            p++;
+    }
+    if (*p) {
+        size_t tl = 0;
+        while (!tok_end(p[tl]))
+            tl++;
+        return as_fmt_err(err, k->path, ln, (size_t)(p - line) + 1,
+                          "unexpected '%.*s' at the end of the instruction (tracer version %d)",
+                          (int)(tl > 40 ? 40 : tl), p, k->version);
+    }
     return 0;
+#undef NEED
+#undef SEP
+}
+
+/* ---- static instructions --------------------------------------------------- */
+
+static uint32_t key_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        memcpy(&w, s, n);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    }
+    h ^= h >> 29;
+    return (uint32_t)h;
+}
+
+/* Index of the static with this key in table t, or UINT32_MAX. */
+static uint32_t lookup(const struct as_kernel *k, const struct as_ht *t, uint32_t h,
+                       const char *key, uint32_t n)
+{
+    if (!t)
+        return UINT32_MAX;
+    for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        uint32_t v = __atomic_load_n(&t->slot[i], __ATOMIC_ACQUIRE);
+        if (v == 0)
+            return UINT32_MAX;
+        const struct as_static *s = as_st(k, v - 1);
+        if (s->hash == h && s->keylen == n && !memcmp(s->key, key, n))
+            return v - 1;
+    }
+}
+
+static void ht_put(struct as_ht *t, uint32_t h, uint32_t idx)
+{
+    uint32_t i = h & t->mask;
+    while (t->slot[i])
+        i = (i + 1) & t->mask;
+    __atomic_store_n(&t->slot[i], idx + 1, __ATOMIC_RELEASE);
+}
+
+/* Room for one more static in the table (under mu).  0 or -1. */
+static int ht_room(struct as_kernel *k)
+{
+    struct as_ht *t = k->ht;
+    if (t && (uint64_t)(k->nst + 2) * 2 <= (uint64_t)t->mask + 1)
+        return 0;
+    uint32_t cap = t ? (t->mask + 1) * 2 : 1024;
+    struct as_ht *nt = calloc(1, sizeof *nt + (size_t)cap * sizeof nt->slot[0]);
+    if (!nt)
+        return -1;
+    nt->mask = cap - 1;
+    nt->old = t;
+    for (uint32_t i = 0; i < k->nst; i++) {
+        const struct as_static *s = as_st(k, i);
+        if (s->keylen)
+            ht_put(nt, s->hash, i);
+    }
+    __atomic_store_n(&k->ht, nt, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A new static slot (under mu), zeroed; NULL if out of memory. */
+static struct as_static *st_new(struct as_kernel *k, uint32_t *idx)
+{
+    uint32_t j = k->nst + AS_ST_CHUNK0;
+    int c = 31 - __builtin_clz(j) - 8;
+    if (c >= AS_ST_CHUNKS)
+        return NULL;
+    if (!k->chunk[c] && !(k->chunk[c] = calloc((size_t)AS_ST_CHUNK0 << c, sizeof(struct as_static))))
+        return NULL;
+    *idx = k->nst++;
+    struct as_static *s = as_st(k, *idx);
+    memset(s, 0, sizeof *s);
+    s->nop_twin = UINT32_MAX;
+    s->first = UINT64_MAX;
+    return s;
 }
 
 void as_statics_free(struct as_kernel *k)
 {
-    free(k->st);
-    free(k->ht);
-    free(k->keys);
-    k->st = NULL;
-    k->ht = NULL;
-    k->keys = NULL;
-    k->nst = k->capst = k->htcap = k->nkeys = k->capkeys = 0;
-}
-
-/* Append s to the statics; its index or UINT32_MAX. */
-static uint32_t st_push(struct as_kernel *k, const struct as_static *s)
-{
-    if (k->nst == k->capst) {
-        uint32_t c = k->capst ? k->capst * 2 : 256;
-        struct as_static *p = realloc(k->st, (size_t)c * sizeof *p);
-        if (!p)
-            return UINT32_MAX;
-        k->st = p;
-        k->capst = c;
+    for (uint32_t i = 0; i < k->nst; i++)
+        free(as_st(k, i)->key);
+    for (int c = 0; c < AS_ST_CHUNKS; c++) {
+        free(k->chunk[c]);
+        k->chunk[c] = NULL;
     }
-    memcpy(&k->st[k->nst], s, sizeof *s);
-    return k->nst++;
+    struct as_ht *t = k->ht;
+    while (t) {
+        struct as_ht *o = t->old;
+        free(t);
+        t = o;
+    }
+    k->ht = NULL;
+    k->nst = 0;
 }
 
 static int add_reg(uint16_t *v, uint8_t *n, int max, uint16_t r)
@@ -206,58 +518,19 @@ static int base_is(const char *opc, const char *base)
     return !strncmp(opc, base, n) && (opc[n] == '.' || opc[n] == '\0');
 }
 
-/* Warn once per list about an unknown base name. */
-static void warn_unknown(struct as_kernel *k, const char *opc, uint64_t ln, size_t col, int mem)
+/* Decode the static part of a parsed line into *s. */
+static void make_static(struct as_static *s, const struct as_line *pl, uint64_t ln)
 {
-    struct as_shared *sh = k->sh;
-    size_t bl = tr_isa_base_len(opc);
-    for (int i = 0; i < sh->nwarned; i++)
-        if (strlen(sh->warned[i]) == bl && !strncmp(sh->warned[i], opc, bl))
-            return;
-    if (sh->nwarned == sh->capwarned) {
-        int c = sh->capwarned ? sh->capwarned * 2 : 8;
-        char **p = realloc(sh->warned, (size_t)c * sizeof *p);
-        if (!p)
-            return;
-        sh->warned = p;
-        sh->capwarned = c;
-    }
-    char *name = malloc(bl + 1);
-    if (!name)
-        return;
-    memcpy(name, opc, bl);
-    name[bl] = '\0';
-    sh->warned[sh->nwarned++] = name;
-    fprintf(sh->warn,
-            "%s:%llu:%zu: warning: unknown opcode '%s' (not in the SASS table): modelled as %s\n",
-            k->path, (unsigned long long)ln, col, name,
-            mem ? "a global load on the LSU pipe (it carries addresses)"
-                : "an ALU-pipe instruction with fixed latency");
-}
-
-/* Decode the static part of a line into a new static instruction. */
-static uint32_t make_static(struct as_kernel *k, const char *opc, size_t opc_col,
-                            const uint16_t *dreg, int nd, const uint16_t *sreg, int ns,
-                            uint64_t width, uint64_t ln)
-{
-    struct as_static s;
+    char opc[OPC_MAX];
+    memcpy(opc, pl->opc, pl->opclen);
+    opc[pl->opclen] = '\0';
     struct tr_isa_info info;
-    memset(&s, 0, sizeof s);
-    s.next = s.nop_twin = UINT32_MAX;
-    int known = tr_isa_decode(opc, &s.in, &info);
-    struct tr_inst *in = &s.in;
+    int known = tr_isa_decode(opc, &s->in, &info);
+    struct tr_inst *in = &s->in;
     in->line = (uint32_t)(ln > UINT32_MAX ? UINT32_MAX : ln);
     if (!known) {
-        s.unknown = 1;
-        int seen = 0;
-        size_t bl = tr_isa_base_len(opc);
-        for (uint32_t i = 0; i < k->nst && !seen; i++)
-            seen = k->st[i].unknown && tr_isa_base_len(k->st[i].in.opcode) == bl &&
-                   !strncmp(k->st[i].in.opcode, opc, bl);
-        if (!seen)
-            k->unknown_opcodes++;
-        warn_unknown(k, opc, ln, opc_col, width > 0);
-        if (width > 0) {
+        s->unknown = 1;
+        if (pl->width > 0) {
             /* A memory instruction the table does not know (a new load
              * flavour, most likely): global load, long scoreboard. */
             in->kind = TR_K_LOAD;
@@ -276,275 +549,170 @@ static uint32_t make_static(struct as_kernel *k, const char *opc, size_t opc_col
         regs = has_mod(opc, "F16") ? 1 : 2;
     if (base_is(opc, "IMMA") && (has_mod(opc, "8816") || has_mod(opc, "8832")))
         regs = 2;
-    if (writes && nd > 0 && dreg[0] < 255)
+    const uint16_t *dreg = pl->dreg;
+    if (writes && pl->nd > 0 && dreg[0] < 255)
         for (int i = 0; i < regs && dreg[0] + i < 255; i++)
             add_reg(in->dst, &in->ndst, TR_MAX_DST, (uint16_t)(TR_REG_R + dreg[0] + i));
-    for (int i = 1; writes && i < nd; i++)
+    for (int i = 1; writes && i < pl->nd; i++)
         add_reg(in->dst, &in->ndst, TR_MAX_DST, (uint16_t)(TR_REG_R + dreg[i]));
-    for (int i = 0; i < ns; i++)
-        add_reg(in->src, &in->nsrc, TR_MAX_SRC, (uint16_t)(TR_REG_R + sreg[i]));
+    for (int i = 0; i < pl->ns; i++)
+        add_reg(in->src, &in->nsrc, TR_MAX_SRC, (uint16_t)(TR_REG_R + pl->sreg[i]));
     int memkind = in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC;
-    if (width > 0 && memkind && in->space != TR_SP_NONE) {
+    if (pl->width > 0 && memkind && in->space != TR_SP_NONE) {
         /* The line's width is authoritative (the tracer derives it from the
          * opcode as Accel-Sim does); addresses replace the pattern. */
-        in->width = (uint16_t)width;
+        in->width = pl->width;
         in->pattern = TR_PAT_ADDRESSES;
-        s.has_addr = 1;
+        s->has_addr = 1;
     }
-    return st_push(k, &s);
 }
 
-static uint32_t nop_twin(struct as_kernel *k, uint32_t sidx)
+uint32_t as_intern(struct as_kernel *k, const struct as_line *pl, uint64_t ln)
 {
-    if (k->st[sidx].nop_twin != UINT32_MAX)
-        return k->st[sidx].nop_twin;
-    struct as_static s = k->st[sidx];
-    s.in.kind = TR_K_NOP;
-    s.key = s.keylen = 0;
-    s.next = s.nop_twin = UINT32_MAX;
-    uint32_t t = st_push(k, &s);
-    if (t != UINT32_MAX)
-        k->st[sidx].nop_twin = t;
-    return t;
-}
-
-/* ---- lines ----------------------------------------------------------------- */
-
-void as_parse_init(struct as_parse *ps, struct as_kernel *k, struct as_block *b)
-{
-    ps->k = k;
-    ps->b = b;
-    ps->warp = 0;
-    ps->last_exit = UINT64_MAX;
-}
-
-void as_parse_warp_begin(struct as_parse *ps, uint32_t warp)
-{
-    ps->warp = warp;
-    ps->last_exit = UINT64_MAX;
-}
-
-void as_parse_warp_end(struct as_parse *ps)
-{
-    ps->last_exit = UINT64_MAX;
-}
-
-static int key_add(char *key, size_t *kn, const struct tok *t)
-{
-    if (*kn + t->n + 1 > KEY_MAX)
-        return -1;
-    memcpy(key + *kn, t->s, t->n);
-    *kn += t->n;
-    key[(*kn)++] = ' ';
-    return 0;
-}
-
-int as_parse_inst(struct as_parse *ps, const char *line, uint64_t ln)
-{
-    struct as_kernel *k = ps->k;
-    struct as_block *b = ps->b;
-    const char *p = line;
-    struct tok t;
-    uint64_t v;
-    char key[KEY_MAX];
-    size_t kn = 0;
-#define NEED(what)                                                                   \
-    do {                                                                             \
-        if (next_tok(line, &p, &t))                                                  \
-            return as_err(k, ln, (size_t)(p - line) + 1,                             \
-                          "instruction line ends before its %s", what);              \
-    } while (0)
-#define KEY()                                                                        \
-    do {                                                                             \
-        if (key_add(key, &kn, &t))                                                   \
-            return as_err(k, ln, t.col, "instruction line too long");                \
-    } while (0)
-
-    if (k->lineinfo) {
-        NEED("source line number (-enable lineinfo = 1)");
-        if (tok_dec(&t, UINT32_MAX, &v))
-            return as_err(k, ln, t.col,
-                          "expected the source line number (-enable lineinfo = 1), got '" TOKS "'",
-                          TOKA(t));
-    }
-    NEED("PC");
-    if (tok_hex(&t, 0, &v))
-        return as_err(k, ln, t.col, "PC must be hex, got '" TOKS "'", TOKA(t));
-    KEY();
-    NEED("active mask");
-    uint64_t mask;
-    if (tok_hex(&t, 8, &mask))
-        return as_err(k, ln, t.col, "active mask must be 8 hex digits, got '" TOKS "'", TOKA(t));
-    NEED("destination count");
-    uint64_t nd;
-    if (tok_dec(&t, NDST_MAX, &nd))
-        return as_err(k, ln, t.col, "destination count must be 0..%d, got '" TOKS "'", NDST_MAX,
-                      TOKA(t));
-    KEY();
-    uint16_t dreg[NDST_MAX], sreg[NSRC_MAX];
-    for (uint64_t i = 0; i < nd; i++) {
-        NEED("destination register");
-        if (tok_reg(&t, &dreg[i]))
-            return as_err(k, ln, t.col, "expected a destination register R0..R255, got '" TOKS "'",
-                          TOKA(t));
-        KEY();
-    }
-    NEED("opcode");
-    struct tok opt = t;
-    int okop = t.n < OPC_MAX && t.s[0] >= 'A' && t.s[0] <= 'Z';
-    for (size_t i = 0; okop && i < t.n; i++) {
-        char c = t.s[i];
-        okop = (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-    }
-    if (!okop)
-        return as_err(k, ln, t.col, "expected an opcode (upper case, e.g. LDG.E.128), got '" TOKS "'",
-                      TOKA(t));
-    KEY();
-    NEED("source count");
-    uint64_t ns;
-    if (tok_dec(&t, NSRC_MAX, &ns))
-        return as_err(k, ln, t.col, "source count must be 0..%d, got '" TOKS "'", NSRC_MAX, TOKA(t));
-    KEY();
-    for (uint64_t i = 0; i < ns; i++) {
-        NEED("source register");
-        if (tok_reg(&t, &sreg[i]))
-            return as_err(k, ln, t.col, "expected a source register R0..R255, got '" TOKS "'",
-                          TOKA(t));
-        KEY();
-    }
-    NEED("memory width");
-    uint64_t width;
-    if (tok_dec(&t, WIDTH_MAX, &width))
-        return as_err(k, ln, t.col, "memory width must be bytes 0..%d, got '" TOKS "'", WIDTH_MAX,
-                      TOKA(t));
-    KEY();
-
-    /* Intern the static instruction. */
-    uint32_t h = fnv1a(key, kn);
-    uint32_t sidx = UINT32_MAX;
-    if (k->htcap)
-        for (uint32_t i = k->ht[h & (k->htcap - 1)]; i != UINT32_MAX; i = k->st[i].next)
-            if (k->st[i].keylen == kn && !memcmp(k->keys + k->st[i].key, key, kn)) {
-                sidx = i;
-                break;
-            }
-    if (sidx == UINT32_MAX) {
-        char opc[OPC_MAX];
-        memcpy(opc, opt.s, opt.n);
-        opc[opt.n] = '\0';
-        if (k->nkeys + kn > k->capkeys) {
-            uint32_t c = k->capkeys ? k->capkeys : 4096;
-            while (c < k->nkeys + kn)
-                c *= 2;
-            char *q = realloc(k->keys, c);
-            if (!q)
-                return as_err(k, ln, 1, "out of memory");
-            k->keys = q;
-            k->capkeys = c;
-        }
-        if ((uint64_t)(k->nst + 1) * 2 > k->htcap && ht_grow(k))
-            return as_err(k, ln, 1, "out of memory");
-        sidx = make_static(k, opc, opt.col, dreg, (int)nd, sreg, (int)ns, width, ln);
-        if (sidx == UINT32_MAX)
-            return as_err(k, ln, 1, "out of memory");
-        struct as_static *s = &k->st[sidx];
-        memcpy(k->keys + k->nkeys, key, kn);
-        s->key = k->nkeys;
-        s->keylen = (uint32_t)kn;
-        k->nkeys += (uint32_t)kn;
-        uint32_t hb = h & (k->htcap - 1);
-        s->next = k->ht[hb];
-        k->ht[hb] = sidx;
-    }
-    const struct as_static *s = &k->st[sidx];
-
-    /* Addresses. */
-    uint32_t aoff = AS_NO_ADDR;
-    uint32_t n = (uint32_t)__builtin_popcount((uint32_t)mask);
-    if (width > 0) {
-        NEED("address mode (0, 1 or 2)");
-        uint64_t mode;
-        if (tok_dec(&t, 2, &mode))
-            return as_err(k, ln, t.col, "address mode must be 0, 1 or 2, got '" TOKS "'", TOKA(t));
-        if (as_block_reserve(k, b, b->nd, b->na + 3 + 32))
-            return as_err(k, ln, 1, "out of memory");
-        uint64_t *a = b->a + b->na;
-        uint64_t base;
-        a[0] = 0;
-        if (mode == 0) {
-            for (uint32_t i = 0; i < n; i++) {
-                NEED("address (one per active lane, address mode 0)");
-                if (tok_hex(&t, 0, &a[1 + i]))
-                    return as_err(k, ln, t.col, "address must be hex, got '" TOKS "'", TOKA(t));
-            }
-        } else {
-            NEED("base address");
-            if (tok_hex(&t, 0, &base))
-                return as_err(k, ln, t.col, "base address must be hex, got '" TOKS "'", TOKA(t));
-            if (mode == 1) {
-                int64_t stride;
-                NEED("stride (address mode 1)");
-                if (tok_sdec(&t, INT32_MIN, INT32_MAX, &stride))
-                    return as_err(k, ln, t.col, "stride must be a decimal integer, got '" TOKS "'",
-                                  TOKA(t));
-                uint32_t m = (uint32_t)mask;
-                if (m && ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)))
-                    return as_err(k, ln, t.col,
-                                  "address mode 1 (base and stride) needs contiguous active lanes, "
-                                  "but the mask is %08x", m);
-                a[0] = 1;
-                a[1] = base;
-                a[2] = (uint64_t)stride;
-            } else {
-                if (n > 0)
-                    a[1] = base;
-                for (uint32_t i = 1; i < n; i++) {
-                    int64_t d;
-                    NEED("address delta (address mode 2: one per further active lane)");
-                    if (tok_sdec(&t, INT64_MIN, INT64_MAX, &d))
-                        return as_err(k, ln, t.col, "address delta must be a decimal integer, "
-                                      "got '" TOKS "'", TOKA(t));
-                    a[1 + i] = a[i] + (uint64_t)d;
+    uint32_t h = key_hash(pl->key, pl->keylen);
+    uint32_t idx = lookup(k, __atomic_load_n(&k->ht, __ATOMIC_ACQUIRE), h, pl->key, pl->keylen);
+    if (idx != UINT32_MAX)
+        return idx;
+    pthread_mutex_lock(&k->mu);
+    idx = lookup(k, k->ht, h, pl->key, pl->keylen);
+    if (idx == UINT32_MAX && ht_room(k) == 0) {
+        char *key = malloc(pl->keylen + 1);
+        uint32_t i;
+        struct as_static *s = key ? st_new(k, &i) : NULL;
+        if (s) {
+            memcpy(key, pl->key, pl->keylen);
+            key[pl->keylen] = '\0';
+            make_static(s, pl, ln);
+            s->key = key;
+            s->keylen = pl->keylen;
+            s->hash = h;
+            if (s->in.kind == TR_K_EXIT) {
+                /* An EXIT that is not its warp's last line issues as a NOP:
+                 * its twin is made now, so the lookup path never writes. */
+                uint32_t ti;
+                struct as_static *tw = st_new(k, &ti);
+                s = as_st(k, i); /* (chunks never move; for clarity) */
+                if (tw) {
+                    *tw = *s;
+                    tw->in.kind = TR_K_NOP;
+                    tw->key = NULL;
+                    tw->keylen = 0;
+                    s->nop_twin = ti;
                 }
             }
-        }
-        if (s->has_addr && n > 0) {
-            aoff = (uint32_t)b->na;
-            if (b->na > UINT32_MAX - 40)
-                return as_err(k, ln, 1, "thread block too large (more than 2^32 address words)");
-            b->na += a[0] == 1 ? 3 : 1 + n;
+            if (s->in.kind != TR_K_EXIT || s->nop_twin != UINT32_MAX) {
+                ht_put(k->ht, h, i);
+                idx = i;
+            }
+        } else {
+            free(key);
         }
     }
-    if (k->version >= 5 && next_tok(line, &p, &t) == 0) {
-        int64_t imm;
-        if (tok_sdec(&t, INT64_MIN, INT64_MAX, &imm))
-            return as_err(k, ln, t.col, "immediate must be a decimal integer, got '" TOKS "'", TOKA(t));
-    }
-    if (next_tok(line, &p, &t) == 0)
-        return as_err(k, ln, t.col, "unexpected '" TOKS "' at the end of the instruction "
-                      "(tracer version %d)", TOKA(t), k->version);
+    pthread_mutex_unlock(&k->mu);
+    return idx;
+}
 
-    if (as_block_reserve(k, b, b->nd + 1, b->na))
-        return as_err(k, ln, 1, "out of memory");
-    if (ps->last_exit != UINT64_MAX) {
-        /* An EXIT that is not the warp's last instruction did not end the
-         * warp (some lanes, or none, left): it issues like a NOP. */
-        uint32_t tw = nop_twin(k, b->d[ps->last_exit].sidx);
-        if (tw == UINT32_MAX)
-            return as_err(k, ln, 1, "out of memory");
-        b->d[ps->last_exit].sidx = tw;
-        ps->last_exit = UINT64_MAX;
-        s = &k->st[sidx];
+/* ---- unknown opcodes --------------------------------------------------------- */
+
+static size_t base_len(const struct as_static *s)
+{
+    return tr_isa_base_len(s->in.opcode);
+}
+
+uint32_t as_unknown_names(const struct as_kernel *k)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k->nst; i++) {
+        const struct as_static *s = as_st(k, i);
+        if (!s->unknown || !s->keylen)
+            continue;
+        int dup = 0;
+        for (uint32_t j = 0; j < i && !dup; j++) {
+            const struct as_static *o = as_st(k, j);
+            dup = o->unknown && o->keylen && base_len(o) == base_len(s) &&
+                  !strncmp(o->in.opcode, s->in.opcode, base_len(s));
+        }
+        n += !dup;
     }
-    if (s->in.kind == TR_K_EXIT)
-        ps->last_exit = b->nd;
-    if (s->unknown)
-        k->base.unknown_insts++;
-    struct as_rec *r = &b->d[b->nd++];
-    r->sidx = sidx;
-    r->mask = (uint32_t)mask;
-    r->aoff = aoff;
-    return 0;
-#undef NEED
-#undef KEY
+    return n;
+}
+
+struct uname {
+    const struct as_static *s; /* the instance read first in the file */
+    uint64_t first;            /* its position                        */
+};
+
+static int uname_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const struct uname *)a)->first, y = ((const struct uname *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+void as_warn_flush(struct as_kernel *k)
+{
+    struct as_shared *sh = k->sh;
+    struct uname *u = NULL;
+    size_t nu = 0, cap = 0;
+    for (uint32_t i = 0; i < k->nst; i++) {
+        const struct as_static *s = as_st(k, i);
+        uint64_t f = __atomic_load_n(&s->first, __ATOMIC_RELAXED);
+        if (!s->unknown || !s->keylen || f == UINT64_MAX)
+            continue;
+        size_t bl = base_len(s), j;
+        for (j = 0; j < nu; j++)
+            if (base_len(u[j].s) == bl && !strncmp(u[j].s->in.opcode, s->in.opcode, bl))
+                break;
+        if (j < nu) {
+            if (f < u[j].first) {
+                u[j].s = s;
+                u[j].first = f;
+            }
+            continue;
+        }
+        if (nu == cap) {
+            size_t c = cap ? cap * 2 : 8;
+            struct uname *p = realloc(u, c * sizeof *p);
+            if (!p)
+                break;
+            u = p;
+            cap = c;
+        }
+        u[nu].s = s;
+        u[nu].first = f;
+        nu++;
+    }
+    if (nu > 1)
+        qsort(u, nu, sizeof *u, uname_cmp);
+    pthread_mutex_lock(&sh->mu);
+    for (size_t j = 0; j < nu; j++) {
+        const struct as_static *s = u[j].s;
+        size_t bl = base_len(s);
+        int done = 0;
+        for (int i = 0; i < sh->nwarned && !done; i++)
+            done = strlen(sh->warned[i]) == bl && !strncmp(sh->warned[i], s->in.opcode, bl);
+        if (done)
+            continue;
+        if (sh->nwarned == sh->capwarned) {
+            int c = sh->capwarned ? sh->capwarned * 2 : 8;
+            char **p = realloc(sh->warned, (size_t)c * sizeof *p);
+            if (!p)
+                break;
+            sh->warned = p;
+            sh->capwarned = c;
+        }
+        char *name = malloc(bl + 1);
+        if (!name)
+            break;
+        memcpy(name, s->in.opcode, bl);
+        name[bl] = '\0';
+        sh->warned[sh->nwarned++] = name;
+        fprintf(sh->warn,
+                "%s:%llu:%llu: warning: unknown opcode '%s' (not in the SASS table): modelled as %s\n",
+                k->path, (unsigned long long)(u[j].first >> 20),
+                (unsigned long long)(u[j].first & 0xfffff), name,
+                s->in.kind == TR_K_LOAD ? "a global load on the LSU pipe (it carries addresses)"
+                                        : "an ALU-pipe instruction with fixed latency");
+    }
+    pthread_mutex_unlock(&sh->mu);
+    free(u);
 }
