@@ -19,10 +19,17 @@ trap 'rm -rf "$T"' EXIT
 C=configs/h100.yaml
 E=tests/data/errors
 TR=tests/data/trace
+V=tests/data/validate
+N=tests/data/ncu
+S=tests/data/sass
+SF="--sass $S/ffma_ilp1.sass --kernel ilp1"
+SL="--grid 1 --block 32 --regs 16 --smem-static 0 --smem-dynamic 0"
 
 # '## section' lines start a section; other lines are
 #   ARGS (shell words after "smsim") | PATTERN (ERE, whole line) | what triggers it
-# $C, $E and $TR expand (config, this test's inputs, the native trace fixtures).
+# $C, $E, $TR, $V, $N and $S expand (config, this test's inputs, the native
+# trace, validation, ncu CSV and SASS fixtures); $SF and $SL are a SASS file
+# with its --kernel and a small launch for sass2trace.
 table() {
     cat <<'TABLE'
 ## Configuration file (`--config FILE`)
@@ -67,40 +74,186 @@ bogus | smsim: unknown subcommand 'bogus' \(see smsim --help\) | a first word th
 $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no configuration
 --config $C $TR/counts.trace --frob | smsim: unknown option '--frob' \(see smsim --help\) | an unknown option
 --config $C $TR/counts.trace --seed | smsim: option --seed needs a value | an option without its value
---config $C $TR/counts.trace --seed -1 | smsim: --seed '-1': expected an integer in 0\.\.[0-9]+ | a number out of range
+--config $C $TR/counts.trace --seed -1 | smsim: --seed '-1': expected an integer in 0\.\.18446744073709551615 | a seed that is not a 64-bit unsigned integer (every subcommand's `--seed`)
+--config $C $TR/counts.trace --kernel x | smsim: --kernel 'x': expected an integer in 0\.\.2147483647 | a kernel index that is not a number (every subcommand's `--kernel`)
 --config $C $TR/counts.trace --format xml | smsim: --format 'xml': expected text, json or csv | an unknown format
 --config $C $TR/counts.trace $TR/counts.trace | smsim: more than one trace given .* | two traces
 --config $C $TR/counts.trace --kernel 5 | smsim: --kernel 5: the trace has [0-9]+ kernels? .* | a kernel index past the end
 --config $C $TR/counts.trace --grid 1 --format json | smsim: --grid needs --format text .* | options that do not combine
+--config $C $TR/counts.trace --blocks-per-sm 0 | smsim: --blocks-per-sm '0': expected an integer in 1\.\.2147483647 | a cap below one block
+--config $C $TR/counts.trace --carveout 101 | smsim: --carveout '101': expected an integer in 0\.\.100 | a carveout that is not a percentage
+--config $C $TR/counts.trace --threads 0 | smsim: --threads '0': expected an integer in 1\.\.1024 | a thread count out of range
+--config $C $TR/counts.trace --max-cycles 1e6 | smsim: --max-cycles '1e6': expected an integer in 0\.\.18446744073709551615 | a cycle limit that is not a plain integer
+--config $C $TR/counts.trace --grid 0 | smsim: --grid '0': expected an integer in 1\.\.100000 | a grid width out of range
+--config $C $TR/counts.trace --timeline-cycles 0 | smsim: --timeline-cycles '0': expected an integer in 1\.\.[0-9]+ | a timeline length out of range
+--config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected an integer in 1\.\.100000 | a timeline SM count out of range
+--config $C $TR/counts.trace -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | `-o` names a file that cannot be created (every subcommand's `-o`)
+--config $C $TR/counts.trace --timeline $E/nonexistent/t.json | smsim: cannot write '.*nonexistent/t\.json': .* | the `--timeline` file cannot be created
+--config $C $TR/counts.trace --max-cycles 5 | smsim: .*counts\.trace: kernel 0: kernel 'counts': simulation passed max_cycles \(5\) | a kernel that runs longer than `--max-cycles`
+## Command line: `smsim compare` (docs/validation.md)
+compare --config $C $V/tiny_ilp1_b1.trace | smsim: missing --ncu REPORT\.csv \(see smsim compare --help\) | no ncu CSV
+compare --ncu $N/compare.raw.csv $V/tiny_ilp1_b1.trace | smsim: missing --config CFG\.yaml \(see smsim compare --help\) | no configuration
+compare --ncu $N/compare.raw.csv --config $C | smsim: missing TRACE file \(see smsim compare --help\) | no trace
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace $V/tiny_ilp1_b2.trace | smsim: more than one trace given \('.*tiny_ilp1_b1\.trace' and '.*tiny_ilp1_b2\.trace'\) | two traces
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --bogus | smsim: unknown option '--bogus' \(see smsim compare --help\) | an unknown option
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id | smsim: option --ncu-id needs a value | an option without its value
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --format xml | smsim: --format 'xml': expected text, json or csv | an unknown format
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --blocks-per-sm 0 | smsim: --blocks-per-sm '0': expected an integer in 1\.\.2147483647 | a cap below one block
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --carveout 101 | smsim: --carveout '101': expected an integer in 0\.\.100 | a carveout that is not a percentage
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --threads 0 | smsim: --threads '0': expected an integer in 1\.\.1024 | a thread count out of range
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --seed x | smsim: --seed 'x': expected an integer in 0\.\.18446744073709551615 | a seed that is not a number
+compare --ncu $E/nonexistent.csv --config $C $V/tiny_ilp1_b1.trace | .*nonexistent\.csv: cannot open: .* | the CSV does not exist or cannot be read
+compare --ncu $E --config $C $V/tiny_ilp1_b1.trace | .*errors: read error: Is a directory | the CSV is a directory
+compare --ncu $E/ncu_no_table.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_no_table\.csv:3:1: no table: expected ncu's CSV header .* | a file with no CSV table (only `==PROF==` lines)
+compare --ncu $E/ncu_no_id.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_no_id\.csv:1:1: not an Nsight Compute CSV: the header has no "ID" column .* | a CSV that is not an ncu export
+compare --ncu $E/ncu_unterminated.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_unterminated\.csv:2:5: unterminated quoted field \(no closing '"'\) | a quoted field without its closing quote
+compare --ncu $N/bad-quote.csv --config $C $V/tiny_ilp1_b1.trace | .*bad-quote\.csv:4:[0-9]+: unexpected '2' after a quoted field \(expected ',' or the end of the line\) | text after a closing quote
+compare --ncu $E/ncu_stray_quote.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_stray_quote\.csv:2:6: stray '"' inside an unquoted field | a quote inside an unquoted field
+compare --ncu $N/bad-width.csv --config $C $V/tiny_ilp1_b1.trace | .*bad-width\.csv:4:[0-9]+: 4 fields, but the header \(line 1\) has 3 columns | a row wider or narrower than the header (raw page)
+compare --ncu $E/ncu_details_header.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_header\.csv:1:1: details-page header without "Metric Name", "Metric Unit" and "Metric Value" | a details-page export that lacks one of its metric columns
+compare --ncu $E/ncu_details_id.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_id\.csv:1:[0-9]+: "ID" must come before the metric columns | a details page whose "ID" is not a per-launch column
+compare --ncu $E/ncu_details_order.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_order\.csv:1:[0-9]+: "Metric Name", "Metric Unit" and "Metric Value" must come after the per-launch columns | a details page with a metric column among the per-launch columns
+compare --ncu $E/ncu_details_width.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_width\.csv:3:1: 5 fields, but the header \(line 1\) has 6 columns | a row wider or narrower than the header (details page)
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace | smsim: .*compare\.raw\.csv: 2 launches: choose one with --ncu-id ID \(the "ID" column\) | a CSV of several launches without `--ncu-id`
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 7 | smsim: --ncu-id 7: .*compare\.raw\.csv has no row with ID 7 \(2 rows\) | an `--ncu-id` that is not in the CSV
+compare --ncu $N/compare.raw.csv --config $C traces/two_kernels.trace --ncu-id 0 | smsim: traces/two_kernels\.trace has 2 kernels: choose one with --kernel 0\.\.1 | a multi-kernel trace without `--kernel`
+compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 0 --kernel 3 | smsim: --kernel 3: the trace has 1 kernel \(0\.\.0\) | a kernel index past the end
+compare --ncu $E/ncu_nan.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_nan\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: 'lots' is not a number | a measured value that is not a number
+compare --ncu $E/ncu_no_metric.csv --config $C $V/tiny_ilp1_b1.trace | smsim: .*ncu_no_metric\.csv: row ID 0 has none of the metrics smsim reports .* | the CSV row has no metric column smsim predicts
+## Command line: `smsim validate` (docs/validation.md)
+validate --manifest $V/manifest.tsv | smsim: missing DIR, the measurements to validate against, .* | no DIR
+validate $V/nothere --manifest $V/manifest.tsv | smsim: .*nothere: not a directory | DIR is not a directory
+validate $V $V | smsim: more than one DIR given .* | two DIRs
+validate $V --bogus | smsim: unknown option '--bogus' \(see smsim validate --help\) | an unknown option
+validate $V --manifest | smsim: option --manifest needs a value | an option without its value
+validate $V --format csv | smsim: --format 'csv': expected text or json | an unknown format
+validate $V --plot x.pdf | smsim: --plot 'x\.pdf': expected a \.svg or \.png file name | a plot file of another kind (every subcommand's `--plot`)
+validate $V --plot-metric foo | smsim: --plot-metric 'foo': not a compared metric \(one of .*\) | an unknown `--plot-metric`
+validate $V --jobs 0 | smsim: --jobs '0': expected an integer in 1\.\.1024 | a job count out of range
+validate $V --max-insts -1 | smsim: --max-insts '-1': expected an integer in 0\.\.18446744073709551615 | a negative instruction limit
+validate $V --carveout 101 | smsim: --carveout '101': expected an integer in -1\.\.100 | a carveout that is not a percentage (or -1)
+validate $V --seed x | smsim: --seed 'x': expected an integer in 0\.\.18446744073709551615 | a seed that is not a number
+validate $V --manifest $E/nonexistent.tsv | .*nonexistent\.tsv: cannot open the manifest: .* | the manifest does not exist or cannot be read
+validate tests/data --manifest $E/val_empty.tsv | .*val_empty\.tsv:2:1: empty manifest: expected a header row .* | a manifest without its header row
+validate tests/data --manifest $E/val_header.tsv | .*val_header\.tsv:1:1: header has no column 'trace' .* | a header that lacks a column
+validate tests/data --manifest $E/val_no_launch.tsv | .*val_no_launch\.tsv:2:1: the manifest lists no launch | a header and no row
+validate tests/data --manifest $E/val_missing.tsv | .*val_missing\.tsv:2:[0-9]+: missing ncu_csv \(3 fields, need 4\) | a row with too few fields
+validate tests/data --manifest $E/val_blocks.tsv | .*val_blocks\.tsv:2:[0-9]+: blocks_per_sm '0': expected an integer in 1\.\.1024 | a bad `blocks_per_sm`
+validate $V --manifest $V/manifest.tsv --case '(' | smsim: --case '\(': bad regular expression: .* | a `--case` that is not a regular expression
+validate $V --manifest $V/manifest.tsv --case nomatch | smsim: --case 'nomatch' matches no case of .*manifest\.tsv | a `--case` that selects nothing
+validate $E --manifest $V/manifest.tsv | smsim: .*manifest\.tsv: no launch of the manifest is measured under .*errors \(its ncu_csv paths\) | DIR holds none of the manifest's CSVs
+validate tests/data --manifest $E/val_no_csv.tsv | .*val_no_csv\.tsv:2:[0-9]+: ncu_csv '.*nonexistent\.csv': .* | a row's CSV does not exist
+validate tests/data --manifest $E/val_bad_csv.tsv | .*ncu_stray_quote\.csv:2:6: stray '"' inside an unquoted field | a row's CSV is malformed (any message of `smsim compare`'s CSV rows)
+validate tests/data --manifest $E/val_no_id.tsv | .*val_no_id\.tsv:2:[0-9]+: ncu_id '99': .*tiny\.raw\.csv has no row with that ID \(5 rows\) | a row's `ncu_id` is not in its CSV
+validate tests/data --manifest $E/val_nan.tsv | .*ncu_nan\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: 'lots' is not a number | a measured value that is not a number
+validate tests/data --manifest $E/val_no_trace.tsv | .*val_no_trace\.tsv:2:8: trace '.*nonexistent\.trace': .* | a row's trace does not exist
+validate tests/data --manifest $E/val_bad_trace.tsv | .*err_unknown_opcode\.trace:2:3: unknown opcode 'FFMAX' | a row's trace is malformed (any trace message above)
+validate tests/data --manifest $E/val_cannot_run.tsv | .*val_cannot_run\.tsv:2:8: trace '.*launch_regs\.trace': kernel 'fat' cannot run on .* | a row's launch does not fit the configured GPU
+validate tests/data --manifest $E/val_engine.tsv | smsim: .*bad_inst\.traceg: kernel 0: .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register .* | a row's trace fails while it is simulated
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/nonexistent.tsv | .*nonexistent\.tsv: cannot open the thresholds: .* | the thresholds file does not exist
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/thr_fields.tsv | .*thr_fields\.tsv:1:1: expected METRIC<TAB>STAT<TAB>LIMIT | a thresholds line with fewer than three fields
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/thr_limit.tsv | .*thr_limit\.tsv:1:[0-9]+: limit 'ten' is not a number | a limit that is not a number
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/thr_metric.tsv | .*thr_metric\.tsv:1:1: unknown metric 'sm__bogus' .* | a metric that validate does not compare
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/thr_stat.tsv | .*thr_stat\.tsv:1:[0-9]+: unknown statistic 'median' \(expected mape_pct, max_err_pct or pearson_r\) | an unknown statistic
+validate $V --manifest $V/manifest.tsv --max-insts 1 --thresholds $E/thr_sat.tsv | .*thr_sat\.tsv:1:[0-9]+: saturation: unknown statistic 'mape_pct' \(expected max_abs_err_warps_per_scheduler\) | a statistic saturation does not have
 ## Command line: `smsim occupancy`
 occupancy --threads 128 --regs 32 | smsim: occupancy: --config is required .* | no configuration
 occupancy --config $C --regs 32 | smsim: occupancy: --threads is required | a required option is missing
+occupancy --config $C --threads 128 | smsim: occupancy: --regs is required | the other required option is missing
 occupancy --config $C --threads 0 --regs 32 | smsim: --threads '0': expected an integer in 1\.\.[0-9]+ | a number out of range
+occupancy --config $C --threads 128 --regs 32 --carveout half | smsim: --carveout 'half': expected an integer in 0\.\.100 | a carveout that is neither a percentage nor `none`
+occupancy --config $C --threads 128 --regs 32 --format xml | smsim: --format 'xml': expected text, json or csv | an unknown format
 occupancy --config $C --threads 128 --regs 32 --vary foo | smsim: --vary 'foo': expected threads, regs or smem | an unknown --vary
 occupancy --config $C --threads 128 --regs 32 --bogus | smsim: occupancy: unknown option '--bogus' .* | an unknown option
-## Command line: `smsim sweep`
+occupancy --config $C --threads 128 --regs | smsim: --regs needs a value | an option without its value
+occupancy --config $C --threads 128 --threads 256 --regs 32 | smsim: --threads given twice | an option given twice
+occupancy --config= --threads 128 --regs 32 | smsim: --config needs a file name | an empty `--config=`
+occupancy --config $C extra | smsim: occupancy: unexpected argument 'extra' .* | a stray argument
+## Command line: `smsim sweep` (docs/studies.md)
+sweep $TR/counts.trace --vary gpu.sm_count=1 | smsim: missing --config CFG\.yaml \(see smsim sweep --help\) | no configuration
+sweep --config $C --vary gpu.sm_count=1 | smsim: missing TRACE file \(see smsim sweep --help\) | no trace
 sweep --config $C $TR/counts.trace | smsim: missing --vary KEY=SPEC .* | nothing to vary
 sweep --config $C $TR/counts.trace --vary gpu.sm_count | smsim: --vary 'gpu\.sm_count': expected key=a:b:step or key=v1,v2,\.\.\. | a --vary without values
+sweep --config $C $TR/counts.trace --vary sm_count=1 | smsim: --vary 'sm_count=1': key 'sm_count' is not section\.key | a key without its section
+sweep --config $C $TR/counts.trace --vary launch.warps=1 | smsim: --vary 'launch\.warps=1': unknown launch key 'launch\.warps' .* | an unknown launch key
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:2 | smsim: --vary 'gpu\.sm_count=1:2': a range is a:b:step \(three numbers\) | a range without its step
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:x:1 | smsim: --vary 'gpu\.sm_count=1:x:1': a range is a:b:step with decimal numbers | a range bound that is not a number
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:2:0 | smsim: --vary 'gpu\.sm_count=1:2:0': step must be positive | a zero or negative step
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=4:2:1 | smsim: --vary 'gpu\.sm_count=4:2:1': empty range \(4 > 2\) | a range that ends before it starts
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:200000:1 | smsim: --vary 'gpu\.sm_count=1:200000:1': more than [0-9]+ values | a range of too many values
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1,,2 | smsim: --vary 'gpu\.sm_count=1,,2': empty value in the list | an empty list item
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --vary gpu.sm_count=2 | smsim: --vary 'gpu\.sm_count=2': key 'gpu\.sm_count' is already varied | a key varied twice
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:1000:1 --vary sm.max_warps=1:1000:1 | smsim: the sweep has more than [0-9]+ points | a grid product of too many points
 sweep --config $C $TR/counts.trace --vary gpu.bogus=1:2:1 | smsim: sweep point 0 \(gpu\.bogus=1\): --set:1:1: unknown key 'gpu\.bogus'.* | a point that is not a valid configuration
-sweep --config $C $TR/counts.trace --vary gpu.sm_count=1:2:1 --jobs x | smsim: --jobs 'x': expected an integer in 1\.\.[0-9]+ | a bad number
+sweep --config $C $TR/counts.trace --vary launch.regs=0 | smsim: sweep point 0 \(launch\.regs=0\): launch\.regs: expected an integer in 1\.\.255, got '0' | a launch value out of range
+sweep --config $C $TR/counts.trace --vary launch.threads=2048 | smsim: sweep point 0 \(launch\.threads=2048\): block of 2048 threads exceeds sm\.max_threads_per_block \(1024\) | a block larger than the GPU allows
+sweep --config $C $TR/counts.trace --vary launch.smem_dynamic=10000000 | smsim: sweep point 0 \(launch\.smem_dynamic=10000000\): the launch cannot run: shared memory per block .* | a point whose launch does not fit
+sweep --config $C traces/two_kernels.trace --vary gpu.sm_count=1 | smsim: traces/two_kernels\.trace has 2 kernels: choose one with --kernel 0\.\.1 | a multi-kernel trace without --kernel
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --kernel 1 | smsim: --kernel 1: the trace has 1 kernel \(0\.\.0\) | a kernel index past the end
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --format text | smsim: --format 'text': expected csv or json | an unknown format
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --jobs x | smsim: --jobs 'x': expected an integer in 1\.\.[0-9]+ | a bad number
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --max-cycles -5 | smsim: --max-cycles '-5': expected an integer in 0\.\.18446744073709551615 | a negative cycle limit
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs jobs.sh -o x.csv | smsim: --emit-jobs writes jobs, not a table: .* | options that do not combine
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs $E/nonexistent/jobs.sh --job-dir /dev/null/jobs | smsim: cannot create --job-dir '/dev/null/jobs': .* | the job directory cannot be created
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --plot-metric a --plot-metric b --plot-metric c --plot-metric d --plot-metric e --plot-metric f --plot-metric g --plot-metric h --plot-metric i | smsim: at most 8 --plot-metric options | too many plotted metrics
 sweep --bogus | smsim: unknown option '--bogus' \(see smsim sweep --help\) | an unknown option
-## Command line: `smsim saturate`
+## Command line: `smsim saturate` (docs/studies.md)
+saturate $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim saturate --help\) | no configuration
 saturate --config $C | smsim: missing TRACE file \(see smsim saturate --help\) | no trace
 saturate --config $C $TR/counts.trace --threshold 2 | smsim: --threshold '2': expected a number in \(0, 1\] | a threshold out of range
+saturate --config $C $TR/counts.trace --tolerance 0 | smsim: --tolerance '0': expected a number in \(0, 1\] | a tolerance out of range
+saturate --config $C $TR/counts.trace --format csv | smsim: --format 'csv': expected text or json | an unknown format
+saturate --config $C $TR/counts.trace --jobs 0 | smsim: --jobs '0': expected an integer in 1\.\.4096 | a job count out of range
 saturate --config $C $TR/counts.trace --metric foo | smsim: --metric 'foo': not a metric smsim reports .* | an unknown metric
 saturate --config $C traces/two_kernels.trace | smsim: .*two_kernels\.trace has 2 kernels: choose one with --kernel 0\.\.1 | a multi-kernel trace without --kernel
-## Command line: `smsim merge`
+saturate --config $C $E/launch_regs.trace | smsim: .*launch_regs\.trace: kernel 'fat' cannot run: .* registers .* | not even one block fits
+saturate --config $C $E/bad_inst.traceg | smsim: .*bad_inst\.traceg: kernel '.*': .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register .* | the trace fails when its first warp is read
+## Command line: `smsim merge` (docs/studies.md)
 merge | smsim: missing --sweep-manifest DIR/manifest\.json .* | no manifest
 merge --sweep-manifest $E/nonexistent/manifest.json | .*manifest\.json: cannot open: .* | the manifest cannot be read
 merge --bogus | smsim: unknown option '--bogus' \(see smsim merge --help\) | an unknown option
+merge --sweep-manifest $E/merge/manifest.json --format text | smsim: --format 'text': expected csv or json | an unknown format
+merge --sweep-manifest $E/merge/not_manifest.json | .*not_manifest\.json: not a sweep manifest \(written by smsim sweep --emit-jobs\) | a JSON file that is not a manifest
+merge --sweep-manifest $E/merge/bad_vary.json | .*bad_vary\.json: bad "vary" list | a manifest whose "vary" is not a list of keys
+merge --sweep-manifest $E/merge/bad_point.json | .*bad_point\.json: point 0: expected "file" and "vary" | a manifest point without its file
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/point-2.json | .*point-2\.json: not a point of the sweep in .*manifest\.json | a file the manifest does not list
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/point-0.json | .*point-0\.json: point 0 given twice | a point given twice
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json | .*manifest\.json: point 1 \(point-1\.json\) has no output among the files given | a point without its output
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/syntax/point-1.json | .*syntax/point-1\.json:[0-9]+:[0-9]+: not valid JSON: .* | a job output that is not JSON
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/shape/point-1.json | .*shape/point-1\.json: not the JSON output of one smsim kernel or sweep point | a JSON file that is no job output
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/cfg/point-1.json | .*cfg/point-1\.json: config 'Other GPU' is not the manifest's 'Test GPU' | a job run on another configuration
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/count/point-1.json | .*count/point-1\.json: 1 metrics, the other files have 2 | a job output with other metrics
+merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/name/point-1.json | .*name/point-1\.json: metric 1 is 'sm__cycles_elapsed\.max', the other files have 'sm__cycles_elapsed\.avg' | a job output with metrics in another order
 ## Command line: `smsim config`
 config | smsim: config: --config is required .* | no configuration
 config --schema --config $C | smsim: config: --schema takes no --config or --set | options that do not combine
 config --config $C extra | smsim: config: unexpected argument 'extra' .* | a stray argument
+config --config $C --bogus | smsim: config: unknown option '--bogus' \(see smsim config --help\) | an unknown option
+config --config | smsim: --config needs a value | an option without its value
+config --config $C --config $C | smsim: --config given twice | `--config` given twice
+config --config= | smsim: --config needs a file name | an empty `--config=`
 ## Command line: `smsim export`
 export $TR/counts.trace | smsim: export: missing --accelsim OUTDIR .* | no output directory
 export --accelsim OUTDIR | smsim: export: missing TRACE file .* | no trace
+export --accelsim OUTDIR $TR/counts.trace $TR/counts.trace | smsim: export: more than one trace given .* | two traces
+export --accelsim OUTDIR $TR/counts.trace --bogus | smsim: export: unknown option '--bogus' \(see smsim export --help\) | an unknown option
 export --accelsim OUTDIR $TR/counts.trace --binary-version abc | smsim: --binary-version 'abc': expected an integer in [0-9]+\.\.[0-9]+ | a bad number
+export --accelsim OUTDIR $TR/counts.trace --seed -1 | smsim: --seed '-1': expected an integer in 0\.\.18446744073709551615 | a seed that is not a number
+export --accelsim /dev/null/out $TR/counts.trace | smsim: cannot create directory '/dev/null/out': .* | the output directory cannot be created
+## Command line: `smsim sass2trace` (docs/sass-converter.md)
+sass2trace --sass $S/ffma_ilp1.sass $SL | smsim: sass2trace: missing --kernel \(see smsim sass2trace --help\) | a required option is missing
+sass2trace $SF $SL stray | smsim: sass2trace: unknown option 'stray' \(see smsim sass2trace --help\) | a stray argument (sass2trace takes none)
+sass2trace $SF $SL --grid 0,1 | smsim: --grid '0,1': expected X\[,Y\[,Z\]\] with each dimension 1\.\.4294967295 | a bad dimension
+sass2trace $SF $SL --regs 300 | smsim: --regs '300': expected an integer in 1\.\.255 | a number out of range
+sass2trace $SF $SL --trip 0x1c4=3 | smsim: --trip '0x1c4=3': expected PC=VALUE with PC an instruction address \(0x\.\.\., a multiple of 16\) | an address that is not an instruction's
+sass2trace $SF $SL --trip 0x1c0=4 --trip 0x1c0=5 | smsim: --trip 0x1c0 given twice | the same address given twice
+sass2trace $SF $SL --trip 0x1c0=4 --tolerance 200 | smsim: --tolerance '200': expected a percentage 0\.\.100 | a tolerance out of range
+sass2trace $SF $SL --trip 0x1c0=4 --expect-insts x | smsim: --expect-insts 'x': expected an integer in 0\.\.18446744073709551615 | an instruction count that is not a number
+sass2trace --sass $E/nonexistent.sass --kernel x $SL | .*nonexistent\.sass: cannot open: .* | the listing does not exist
+sass2trace --sass $S/ffma_ilp1.sass --kernel nomatch $SL | .*ffma_ilp1\.sass:1:1: kernel 'nomatch' not found \(functions: .*\) | no function matches `--kernel`
+sass2trace $SF $SL | .*ffma_ilp1\.sass:[0-9]+:[0-9]+: the loop 0x00a0\.\.0x01c0 has no trip count \(give --trip 0x01c0=N or --counts\) | a loop whose trip count is unknown
+sass2trace $SF $SL --trip 0x1c0=4 --expect-insts 5 | smsim: .*: the trace executes 91 warp-instructions, --expect-insts is 5 \(.*\) | the converted trace is not the expected size
+sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: .*nonexistent/x\.trace: cannot create a temporary file: .* | the output file cannot be created
 ## Command line: `smsim bench`
 bench --bogus | smsim: bench: unknown option '--bogus' .* | an unknown option
 bench --repeat 0 | smsim: --repeat '0': expected an integer in 1\.\.[0-9]+ | a number out of range

@@ -9,6 +9,7 @@
 #define SMSIM_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 int cli_run(int argc, char **argv);       /* smsim --config X TRACE (simulate)   */
 int cli_config(int argc, char **argv);    /* smsim config --config X [--set ...]  */
@@ -62,10 +63,66 @@ struct cli_opts {
  * "smsim: TAGoption NAME needs a value". */
 int cli_opt_next(struct cli_opts *st, const char **name, const char **val);
 
-/* Study helpers (cli_sweep.c, used by saturate and merge). */
-struct study_table;
+/* The options several subcommands share, parsed by one function so each has
+ * one meaning and one message everywhere.  A subcommand sets `has`, the
+ * defaults and the strings, lists the options in its cli_opts.known[], and
+ * reads its arguments with cli_common_opt(). */
+enum {
+    CLI_C_CONFIG = 1 << 0, /* --config FILE (cli_common_done: required when NULL)  */
+    CLI_C_SET = 1 << 1,    /* --set sec.key=val, repeatable                        */
+    CLI_C_SEED = 1 << 2,   /* --seed N, 0..UINT64_MAX                              */
+    CLI_C_KERNEL = 1 << 3, /* --kernel N, 0..INT32_MAX                             */
+    CLI_C_FORMAT = 1 << 4, /* --format WORD, one of formats[]                      */
+    CLI_C_PLOT = 1 << 5,   /* --plot FILE.svg|FILE.png                             */
+    CLI_C_OUT = 1 << 6,    /* -o FILE                                              */
+    CLI_C_POS = 1 << 7     /* one positional word (pos_name; cli_common_done: required) */
+};
+struct arch_override;
+struct cli_common {
+    unsigned has;                /* CLI_C_* bits: the shared options taken             */
+    const char *usage;           /* --help text, printed on stdout                     */
+    const char *const *formats;  /* CLI_C_FORMAT: "text"/"json"/"csv", NULL-terminated */
+    const char *pos_name;        /* CLI_C_POS: "trace" or "DIR", named by messages     */
+    const char *config;          /* --config, or the subcommand's default (or NULL)    */
+    const char *pos;             /* the positional word, or NULL                       */
+    const char *plot;            /* --plot, or NULL                                    */
+    const char *out;             /* -o, or NULL (stdout)                               */
+    struct arch_override *ov;    /* --set overrides in order (free() it)               */
+    int nov;                     /* their count                                        */
+    uint64_t seed;               /* --seed, or the subcommand's default                */
+    int kernel;                  /* --kernel, or the subcommand's default (-1)         */
+    int format;                  /* --format as enum report_format, or the default     */
+};
+/* cli_opt_next() with the shared options of c->has consumed: the kind of the
+ * next argument the subcommand handles itself (CLI_OPT_VALUE, CLI_OPT_FLAG,
+ * CLI_OPT_ARG when it takes no CLI_C_POS), CLI_OPT_END, CLI_OPT_HELP after
+ * printing c->usage, or CLI_OPT_ERROR after one line on stderr:
+ * "smsim: TAGmore than one POS_NAME given ('A' and 'B')",
+ * "smsim: --format 'X': expected A, B or C",
+ * "smsim: --plot 'X': expected a .svg or .png file name",
+ * and cli_parse_int()'s and cli_parse_u64()'s messages. */
+int cli_common_opt(struct cli_common *c, struct cli_opts *st, const char **name,
+                   const char **val);
+/* After the last argument: 0, or 1 after
+ * "smsim: TAGmissing --config CFG.yaml (see HELP)" (CLI_C_CONFIG, config NULL) or
+ * "smsim: TAGmissing TRACE file (see HELP)" (CLI_C_POS, no positional). */
+int cli_common_done(const struct cli_common *c, const struct cli_opts *st);
+/* Strict unsigned decimal for option `opt` in [lo, hi]; 0, or -1 with
+ * "smsim: OPT 'S': expected an integer in LO..HI" printed. */
+int cli_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+/* The kernel a one-kernel subcommand simulates: *kernel (-1: the only one)
+ * checked against the trace's nkernels; 0, or 1 after
+ * "smsim: TRACE has N kernels: choose one with --kernel 0..N-1" or
+ * "smsim: --kernel K: the trace has N kernels (0..N-1)". */
+int cli_pick_kernel(const char *trace, int nkernels, int *kernel);
 /* Write buf to a new file; 0, or 1 after a one-line message. */
 int cli_write_file(const char *path, const char *buf, size_t len);
+/* A rendered output to -o FILE `out` (cli_write_file), or to stdout when out
+ * is NULL; 0, or 1 after "smsim: cannot write the WHAT to stdout". */
+int cli_write_out(const char *out, const char *buf, size_t len, const char *what);
+
+/* Study helpers (cli_sweep.c, used by saturate and merge). */
+struct study_table;
 /* A sweep table as CSV or JSON to `out` (NULL: stdout), plus a gnuplot plot
  * of metrics ys[0..ny) when `plot` is set; rendered before anything is
  * written.  The exit status. */

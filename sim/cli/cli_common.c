@@ -8,6 +8,7 @@
 #include <string.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
+#include "report/report.h"
 
 /* Append one override.  Its syntax and value are checked by arch_load(),
  * which reports errors as "--set:N:C: ..." with the override's position, so
@@ -45,6 +46,25 @@ int cli_parse_int(const char *opt, const char *s, long lo, long hi, int *v)
         return -1;
     }
     *v = (int)x;
+    return 0;
+}
+
+int cli_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    char *end = NULL;
+    unsigned long long x = 0;
+    int ok = s[0] >= '0' && s[0] <= '9';
+    if (ok) {
+        errno = 0;
+        x = strtoull(s, &end, 10);
+        ok = *end == '\0' && errno == 0 && x >= lo && x <= hi;
+    }
+    if (!ok) {
+        fprintf(stderr, "smsim: %s '%s': expected an integer in %llu..%llu\n", opt, s,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *v = x;
     return 0;
 }
 
@@ -107,4 +127,150 @@ int cli_opt_next(struct cli_opts *st, const char **name, const char **val)
     }
     *name = st->name;
     return CLI_OPT_VALUE;
+}
+
+/* --format: the word's enum report_format if it is one of c->formats, else
+ * -1 after "expected A, B or C" listing them. */
+static int parse_format(const struct cli_common *c, const char *val)
+{
+    int n = 0;
+    while (c->formats[n])
+        n++;
+    for (int k = 0; k < n; k++)
+        if (!strcmp(c->formats[k], val))
+            return report_parse_format(val);
+    char list[128] = "";
+    size_t at = 0;
+    for (int k = 0; k < n; k++) {
+        const char *sep = k == 0 ? "" : k == n - 1 ? " or " : ", ";
+        int w = snprintf(list + at, sizeof list - at, "%s%s", sep, c->formats[k]);
+        if (w < 0 || (size_t)w >= sizeof list - at)
+            break;
+        at += (size_t)w;
+    }
+    fprintf(stderr, "smsim: --format '%s': expected %s\n", val, list);
+    return -1;
+}
+
+/* One shared option: 1 consumed, 0 not one of c->has, -1 after a message. */
+static int common_value(struct cli_common *c, const char *name, const char *val)
+{
+    if ((c->has & CLI_C_CONFIG) && !strcmp(name, "--config")) {
+        c->config = val;
+    } else if ((c->has & CLI_C_SET) && !strcmp(name, "--set")) {
+        if (cli_add_override(&c->ov, &c->nov, val))
+            return -1;
+    } else if ((c->has & CLI_C_SEED) && !strcmp(name, "--seed")) {
+        if (cli_parse_u64(name, val, 0, UINT64_MAX, &c->seed))
+            return -1;
+    } else if ((c->has & CLI_C_KERNEL) && !strcmp(name, "--kernel")) {
+        if (cli_parse_int(name, val, 0, INT32_MAX, &c->kernel))
+            return -1;
+    } else if ((c->has & CLI_C_FORMAT) && !strcmp(name, "--format")) {
+        int f = parse_format(c, val);
+        if (f < 0)
+            return -1;
+        c->format = f;
+    } else if ((c->has & CLI_C_PLOT) && !strcmp(name, "--plot")) {
+        size_t n = strlen(val);
+        if (n < 5 || (strcmp(val + n - 4, ".svg") && strcmp(val + n - 4, ".png"))) {
+            fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
+            return -1;
+        }
+        c->plot = val;
+    } else if ((c->has & CLI_C_OUT) && !strcmp(name, "-o")) {
+        c->out = val;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int cli_common_opt(struct cli_common *c, struct cli_opts *st, const char **name,
+                   const char **val)
+{
+    for (;;) {
+        int kind = cli_opt_next(st, name, val);
+        if (kind == CLI_OPT_HELP) {
+            fputs(c->usage, stdout);
+            return kind;
+        }
+        if (kind == CLI_OPT_ARG && (c->has & CLI_C_POS)) {
+            if (c->pos) {
+                fprintf(stderr, "smsim: %smore than one %s given ('%s' and '%s')\n", st->tag,
+                        c->pos_name, c->pos, *val);
+                return CLI_OPT_ERROR;
+            }
+            c->pos = *val;
+            continue;
+        }
+        if (kind != CLI_OPT_VALUE)
+            return kind;
+        int rc = common_value(c, *name, *val);
+        if (rc < 0)
+            return CLI_OPT_ERROR;
+        if (rc == 0)
+            return kind;
+    }
+}
+
+int cli_common_done(const struct cli_common *c, const struct cli_opts *st)
+{
+    if ((c->has & CLI_C_CONFIG) && !c->config) {
+        fprintf(stderr, "smsim: %smissing --config CFG.yaml (see %s)\n", st->tag, st->help);
+        return 1;
+    }
+    if ((c->has & CLI_C_POS) && !c->pos) {
+        fprintf(stderr, "smsim: %smissing TRACE file (see %s)\n", st->tag, st->help);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_pick_kernel(const char *trace, int nkernels, int *kernel)
+{
+    if (nkernels < 1) {
+        fprintf(stderr, "smsim: %s: no kernel in the trace\n", trace);
+        return 1;
+    }
+    if (*kernel < 0 && nkernels > 1) {
+        fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel 0..%d\n", trace,
+                nkernels, nkernels - 1);
+        return 1;
+    }
+    if (*kernel >= nkernels) {
+        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", *kernel,
+                nkernels, nkernels == 1 ? "" : "s", nkernels - 1);
+        return 1;
+    }
+    if (*kernel < 0)
+        *kernel = 0;
+    return 0;
+}
+
+int cli_write_file(const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t w = fwrite(buf, 1, len, f);
+    int bad = w != len || ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+int cli_write_out(const char *out, const char *buf, size_t len, const char *what)
+{
+    if (out)
+        return cli_write_file(out, buf, len);
+    if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+        fprintf(stderr, "smsim: cannot write the %s to stdout\n", what);
+        return 1;
+    }
+    return 0;
 }

@@ -5,7 +5,6 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,29 +40,25 @@ static const char cmp_help[] =
     "  -o FILE                write the report to FILE instead of stdout\n";
 
 struct cmp_args {
+    struct cli_common c;          /* --config, TRACE, --format, --set, --seed,
+                                     --kernel (-1 = the only one), -o   */
     const char *ncu;              /* --ncu                            */
-    const char *config;           /* --config                         */
-    const char *trace;            /* TRACE                            */
     const char *id;               /* --ncu-id, or NULL                */
-    const char *out;              /* -o                               */
-    int kernel;                   /* --kernel, -1 = the only one      */
-    int format;                   /* enum report_format               */
     int cap;                      /* --blocks-per-sm, 0 = none        */
     int carveout;                 /* --carveout, -1 = none            */
     int threads;                  /* --threads                        */
-    uint64_t seed;                /* --seed                           */
-    struct arch_override *ov;     /* --set                            */
-    int nov;                      /* their count                      */
 };
 
 static int parse_args(int argc, char **argv, struct cmp_args *r)
 {
+    static const char *const formats[] = { "text", "json", "csv", NULL };
     memset(r, 0, sizeof *r);
-    r->kernel = -1;
+    r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
+                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS,
+                                .usage = cmp_help, .formats = formats, .pos_name = "trace",
+                                .seed = 1, .kernel = -1, .format = REPORT_TEXT };
     r->carveout = -1;
     r->threads = 1;
-    r->seed = 1;
-    r->format = REPORT_TEXT;
     static const char *const known[] = {
         "--ncu", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
         "--carveout", "--set", "--seed", "--threads", "-o", NULL
@@ -72,75 +67,31 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
                            .help = "smsim compare --help", .known = known };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&r->c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(cmp_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 3;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (r->trace) {
-                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
-                        val);
-                return 1;
-            }
-            r->trace = val;
-            continue;
-        }
         if (!strcmp(name, "--ncu")) {
             r->ncu = val;
-        } else if (!strcmp(name, "--config")) {
-            r->config = val;
         } else if (!strcmp(name, "--ncu-id")) {
             r->id = val;
-        } else if (!strcmp(name, "--kernel")) {
-            if (cli_parse_int(name, val, 0, INT32_MAX, &r->kernel))
-                return 1;
-        } else if (!strcmp(name, "--format")) {
-            r->format = report_parse_format(val);
-            if (r->format < 0) {
-                fprintf(stderr, "smsim: --format '%s': expected text, json or csv\n", val);
-                return 1;
-            }
         } else if (!strcmp(name, "--blocks-per-sm")) {
             if (cli_parse_int(name, val, 1, INT32_MAX, &r->cap))
                 return 1;
         } else if (!strcmp(name, "--carveout")) {
             if (cli_parse_int(name, val, 0, 100, &r->carveout))
                 return 1;
-        } else if (!strcmp(name, "--set")) {
-            if (cli_add_override(&r->ov, &r->nov, val))
-                return 1;
-        } else if (!strcmp(name, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long x = strtoull(val, &end, 10);
-            if (!(val[0] >= '0' && val[0] <= '9') || *end || errno) {
-                fprintf(stderr, "smsim: --seed '%s': expected a non-negative integer\n", val);
-                return 1;
-            }
-            r->seed = x;
         } else if (!strcmp(name, "--threads")) {
             if (cli_parse_int(name, val, 1, 1024, &r->threads))
                 return 1;
-        } else if (!strcmp(name, "-o")) {
-            r->out = val;
         }
     }
     if (!r->ncu) {
         fputs("smsim: missing --ncu REPORT.csv (see smsim compare --help)\n", stderr);
         return 1;
     }
-    if (!r->config) {
-        fputs("smsim: missing --config CFG.yaml (see smsim compare --help)\n", stderr);
-        return 1;
-    }
-    if (!r->trace) {
-        fputs("smsim: missing TRACE file (see smsim compare --help)\n", stderr);
-        return 1;
-    }
-    return 0;
+    return cli_common_done(&r->c, &st);
 }
 
 /* One compared metric. */
@@ -212,7 +163,7 @@ int cli_compare(int argc, char **argv)
     struct cmp_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) {
-        free(a.ov);
+        free(a.c.ov);
         return rc == 3 ? 0 : rc;
     }
     struct arch arch;
@@ -223,7 +174,7 @@ int cli_compare(int argc, char **argv)
     char *rep = NULL;
     size_t replen = 0;
     rc = 1;
-    if (cli_load_arch(a.config, a.ov, a.nov, &arch))
+    if (cli_load_arch(a.c.config, a.c.ov, a.c.nov, &arch))
         goto done;
     char err[NCU_ERR_MAX];
     if (ncu_csv_load(a.ncu, &t, err)) {
@@ -247,39 +198,25 @@ int cli_compare(int argc, char **argv)
         goto done;
     }
     char terr[TRACE_ERR_MAX];
-    tf = trace_open(a.trace, terr);
+    tf = trace_open(a.c.pos, terr);
     if (!tf) {
         fprintf(stderr, "%s\n", terr);
         goto done;
     }
-    int kernel = a.kernel;
-    if (tf->nkernels < 1) {
-        fprintf(stderr, "%s: no kernel in the trace\n", a.trace);
+    int kernel = a.c.kernel;
+    if (cli_pick_kernel(a.c.pos, tf->nkernels, &kernel))
         goto done;
-    }
-    if (kernel < 0) {
-        if (tf->nkernels > 1) {
-            fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel N (0..%d)\n",
-                    a.trace, tf->nkernels, tf->nkernels - 1);
-            goto done;
-        }
-        kernel = 0;
-    } else if (kernel >= tf->nkernels) {
-        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", kernel,
-                tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
-        goto done;
-    }
     struct trace_kernel *k = tf->kernels[kernel];
     struct engine_opts eo;
     memset(&eo, 0, sizeof eo);
-    eo.seed = a.seed;
+    eo.seed = a.c.seed;
     eo.blocks_per_sm_cap = a.cap;
     eo.carveout_pct = a.carveout;
     eo.threads = a.threads;
     char eerr[512];
     if (engine_run(&arch, k, &eo, &st, eerr)) {
         stats_kernel_free(&st);
-        fprintf(stderr, "smsim: %s: kernel %d: %s\n", a.trace, kernel, eerr);
+        fprintf(stderr, "smsim: %s: kernel %d: %s\n", a.c.pos, kernel, eerr);
         goto done;
     }
     have_st = 1;
@@ -312,17 +249,17 @@ int cli_compare(int argc, char **argv)
         goto nomem;
     const char *kname = ncu_cell(&t, row, ncu_col(&t, "Kernel Name"));
     const char *id = ncu_cell(&t, row, ncu_col(&t, "ID"));
-    if (a.format == REPORT_TEXT) {
+    if (a.c.format == REPORT_TEXT) {
         char head[1024];
         snprintf(head, sizeof head,
-                 "%s: kernel %d '%s' (smsim, Config %s) vs ncu ID %s '%s' (%s)", a.trace,
+                 "%s: kernel %d '%s' (smsim, Config %s) vs ncu ID %s '%s' (%s)", a.c.pos,
                  kernel, k->launch.name, arch.name, id ? id : "?", kname ? kname : "?", a.ncu);
         write_text(f, rows, n, head);
-    } else if (a.format == REPORT_JSON) {
+    } else if (a.c.format == REPORT_JSON) {
         fputs("{\n  \"config\": ", f);
         report_json_string(f, arch.name);
         fputs(",\n  \"trace\": ", f);
-        report_json_string(f, a.trace);
+        report_json_string(f, a.c.pos);
         fprintf(f, ",\n  \"kernel\": %d,\n  \"name\": ", kernel);
         report_json_string(f, k->launch.name);
         fputs(",\n  \"ncu_csv\": ", f);
@@ -363,15 +300,7 @@ int cli_compare(int argc, char **argv)
     }
     if (fclose(f))
         goto nomem;
-    if (a.out) {
-        rc = cli_write_file(a.out, rep, replen);
-    } else {
-        rc = 0;
-        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
-            fputs("smsim: cannot write the report to stdout\n", stderr);
-            rc = 1;
-        }
-    }
+    rc = cli_write_out(a.c.out, rep, replen, "report");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -384,6 +313,6 @@ done:
         trace_close(tf);
     if (have_t)
         ncu_table_free(&t);
-    free(a.ov);
+    free(a.c.ov);
     return rc;
 }

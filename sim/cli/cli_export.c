@@ -24,49 +24,35 @@ static const char export_help[] =
 
 int cli_export(int argc, char **argv)
 {
-    const char *dir = NULL, *trace = NULL;
+    const char *dir = NULL;
     struct tr_export_opts o = { 90, 1 };
+    struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS, .usage = export_help,
+                            .pos_name = "trace", .seed = o.seed };
     static const char *const known[] = { "--accelsim", "--binary-version", "--seed", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "export: ",
                            .help = "smsim export --help", .known = known };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(export_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 0;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (trace) {
-                fprintf(stderr, "smsim: export: more than one trace given ('%s' and '%s')\n",
-                        trace, val);
-                return 1;
-            }
-            trace = val;
-            continue;
-        }
         if (!strcmp(name, "--accelsim")) {
             dir = val;
         } else if (!strcmp(name, "--binary-version")) {
-            if (cli_parse_int("--binary-version", val, 10, 999, &o.binary_version))
+            if (cli_parse_int(name, val, 10, 999, &o.binary_version))
                 return 1;
-        } else {
-            int s;
-            if (cli_parse_int("--seed", val, 0, 2147483647, &s))
-                return 1;
-            o.seed = (uint64_t)s;
         }
     }
     if (!dir) {
         fputs("smsim: export: missing --accelsim OUTDIR (see smsim export --help)\n", stderr);
         return 1;
     }
-    if (!trace) {
-        fputs("smsim: export: missing TRACE file (see smsim export --help)\n", stderr);
+    if (cli_common_done(&c, &st))
         return 1;
-    }
+    o.seed = c.seed;
+    const char *trace = c.pos;
     char err[TRACE_ERR_MAX];
     struct trace_file *t = trace_open(trace, err);
     if (!t) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
+#include "report/report.h"
 #include "study/study.h"
 
 static const char merge_help[] =
@@ -47,9 +48,12 @@ static const struct study_json *job_metrics(const struct study_json *j)
 
 int cli_merge(int argc, char **argv)
 {
-    const char *manifest = NULL, *out = NULL, *plot = NULL;
+    static const char *const formats[] = { "csv", "json", NULL };
+    struct cli_common c = { .has = CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT, .usage = merge_help,
+                            .formats = formats, .format = REPORT_CSV };
+    const char *manifest = NULL;
     const char *ys[8];
-    int ny = 0, json = 0;
+    int ny = 0;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0;
     if (!files) {
@@ -63,41 +67,23 @@ int cli_merge(int argc, char **argv)
                            .help = "smsim merge --help", .known = known };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             goto done;
         if (kind == CLI_OPT_HELP) {
-            fputs(merge_help, stdout);
-            free(files);
-            return 0;
+            rc = 0;
+            goto done;
         }
         if (kind == CLI_OPT_ARG) {
             files[nfiles++] = val;
-            continue;
-        }
-        if (!strcmp(name, "--sweep-manifest")) {
+        } else if (!strcmp(name, "--sweep-manifest")) {
             manifest = val;
-        } else if (!strcmp(name, "--format")) {
-            if (strcmp(val, "csv") && strcmp(val, "json")) {
-                fprintf(stderr, "smsim: --format '%s': expected csv or json\n", val);
-                goto done;
-            }
-            json = !strcmp(val, "json");
-        } else if (!strcmp(name, "--plot")) {
-            size_t n = strlen(val);
-            if (n < 5 || (strcmp(val + n - 4, ".svg") && strcmp(val + n - 4, ".png"))) {
-                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
-                goto done;
-            }
-            plot = val;
         } else if (!strcmp(name, "--plot-metric")) {
             if (ny >= 8) {
                 fputs("smsim: at most 8 --plot-metric options\n", stderr);
                 goto done;
             }
             ys[ny++] = val;
-        } else {
-            out = val;
         }
     }
     if (!manifest) {
@@ -109,7 +95,8 @@ int cli_merge(int argc, char **argv)
         ys[ny++] = "smsp__issue_active.avg.pct_of_peak_sustained_active";
         ys[ny++] = "sm__warps_active.avg.pct_of_peak_sustained_active";
     }
-    rc = cli_merge_files(manifest, files, nfiles, json, out, plot, ys, ny);
+    rc = cli_merge_files(manifest, files, nfiles, c.format == REPORT_JSON, c.out, c.plot, ys,
+                         ny);
 done:
     free(files);
     return rc;

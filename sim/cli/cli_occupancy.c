@@ -7,7 +7,6 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,26 +58,6 @@ struct occ_args {
     int nov;                   /* their count                                   */
     unsigned seen;             /* options given, one bit each (duplicates are errors) */
 };
-
-/* Strict decimal integer in [lo, hi]: no sign for lo >= 0, no trailing
- * characters, no overflow.  -1 with one line on stderr otherwise. */
-static int parse_int(const char *opt, const char *s, long lo, long hi, int *v)
-{
-    char *end = NULL;
-    long x = 0;
-    int ok = (s[0] >= '0' && s[0] <= '9') || (lo < 0 && s[0] == '-' && s[1] >= '0' && s[1] <= '9');
-    if (ok) {
-        errno = 0;
-        x = strtol(s, &end, 10);
-        ok = *end == '\0' && errno == 0 && x >= lo && x <= hi;
-    }
-    if (!ok) {
-        fprintf(stderr, "smsim: %s '%s': expected an integer in %ld..%ld\n", opt, s, lo, hi);
-        return -1;
-    }
-    *v = (int)x;
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
 {
@@ -138,24 +117,24 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
             }
             r->config = val;
         } else if (!strcmp(opt, "--threads")) {
-            rc = parse_int(opt, val, 1, OCC_CLI_THREADS_MAX, &r->l.threads);
+            rc = cli_parse_int(opt, val, 1, OCC_CLI_THREADS_MAX, &r->l.threads);
             r->have_threads = 1;
         } else if (!strcmp(opt, "--regs")) {
-            rc = parse_int(opt, val, 0, OCC_CLI_REGS_MAX, &r->l.regs);
+            rc = cli_parse_int(opt, val, 0, OCC_CLI_REGS_MAX, &r->l.regs);
             r->have_regs = 1;
         } else if (!strcmp(opt, "--smem-static")) {
-            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
+            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
         } else if (!strcmp(opt, "--smem-dynamic")) {
-            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
+            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
         } else if (!strcmp(opt, "--max-dynamic")) {
-            rc = parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
+            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
         } else if (!strcmp(opt, "--carveout")) {
             if (!strcmp(val, "none"))
                 r->l.carveout_pct = -1;
             else
-                rc = parse_int(opt, val, 0, 100, &r->l.carveout_pct);
+                rc = cli_parse_int(opt, val, 0, 100, &r->l.carveout_pct);
         } else if (!strcmp(opt, "--barriers")) {
-            rc = parse_int(opt, val, 0, 1024, &r->l.barriers);
+            rc = cli_parse_int(opt, val, 0, 1024, &r->l.barriers);
         } else if (!strcmp(opt, "--format")) {
             if (!strcmp(val, "text"))
                 r->format = FMT_TEXT;

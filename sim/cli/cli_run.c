@@ -7,7 +7,6 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,13 +50,9 @@ static const char run_help[] =
     "  -o FILE                write the report to FILE instead of stdout\n";
 
 struct run_args {
-    const char *config;           /* --config                                   */
-    const char *trace;            /* the positional TRACE                       */
-    const char *out;              /* -o, or NULL for stdout                     */
+    struct cli_common c;          /* --config, TRACE, --format, --set, --seed,
+                                     --kernel (-1 = all), -o                     */
     const char *timeline;         /* --timeline, or NULL                        */
-    int format;                   /* enum report_format                         */
-    uint64_t seed;                /* --seed                                     */
-    long kernel;                  /* --kernel, -1 = all                         */
     int blocks_per_sm;            /* --blocks-per-sm, 0 = occupancy             */
     int carveout;                 /* --carveout, -1 = none                      */
     uint64_t max_cycles;          /* --max-cycles, 0 = unlimited                */
@@ -65,26 +60,7 @@ struct run_args {
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
-    struct arch_override *ov;     /* --set overrides                            */
-    int nov;                      /* their count                                */
 };
-
-/* Strict unsigned decimal in [lo, hi]; -1 with a message on anything else. */
-static int parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = 0;
-    if (s[0] >= '0' && s[0] <= '9')
-        x = strtoull(s, &end, 10);
-    if (!(s[0] >= '0' && s[0] <= '9') || *end || errno || x < lo || x > hi) {
-        fprintf(stderr, "smsim: %s '%s': expected an integer in %llu..%llu\n", opt, s,
-                (unsigned long long)lo, (unsigned long long)hi);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
 
 /* Pictures observer: forwards the engine's callbacks to the grid/timeline. */
 struct pics {
@@ -112,10 +88,12 @@ static void pics_block_life(void *ud, int sm, uint32_t block, uint64_t from, uin
 /* Parse argv into *r.  0, or 1 after a one-line message; 3 = help printed. */
 static int parse_args(int argc, char **argv, struct run_args *r)
 {
+    static const char *const formats[] = { "text", "json", "csv", NULL };
     memset(r, 0, sizeof *r);
-    r->format = REPORT_TEXT;
-    r->seed = RUN_SEED;
-    r->kernel = -1;
+    r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
+                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS,
+                                .usage = run_help, .formats = formats, .pos_name = "trace",
+                                .seed = RUN_SEED, .kernel = -1, .format = REPORT_TEXT };
     r->carveout = -1;
     r->tl_cycles = RUN_TL_CYCLES;
     r->tl_sms = RUN_TL_SMS;
@@ -129,99 +107,40 @@ static int parse_args(int argc, char **argv, struct run_args *r)
                            .help = "smsim --help", .known = known };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&r->c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(run_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 3;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (r->trace) {
-                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n",
-                        r->trace, val);
+        if (!strcmp(name, "--blocks-per-sm")) {
+            if (cli_parse_int(name, val, 1, INT32_MAX, &r->blocks_per_sm))
                 return 1;
-            }
-            r->trace = val;
-            continue;
-        }
-        uint64_t v;
-        if (!strcmp(name, "--config")) {
-            r->config = val;
-        } else if (!strcmp(name, "--format")) {
-            r->format = report_parse_format(val);
-            if (r->format < 0) {
-                fprintf(stderr, "smsim: --format '%s': expected text, json or csv\n", val);
-                return 1;
-            }
-        } else if (!strcmp(name, "--set")) {
-            if (cli_add_override(&r->ov, &r->nov, val))
-                return 1;
-        } else if (!strcmp(name, "--seed")) {
-            if (parse_u64(name, val, 0, UINT64_MAX, &r->seed))
-                return 1;
-        } else if (!strcmp(name, "--kernel")) {
-            if (parse_u64(name, val, 0, INT32_MAX, &v))
-                return 1;
-            r->kernel = (long)v;
-        } else if (!strcmp(name, "--blocks-per-sm")) {
-            if (parse_u64(name, val, 1, INT32_MAX, &v))
-                return 1;
-            r->blocks_per_sm = (int)v;
         } else if (!strcmp(name, "--carveout")) {
-            if (parse_u64(name, val, 0, 100, &v))
+            if (cli_parse_int(name, val, 0, 100, &r->carveout))
                 return 1;
-            r->carveout = (int)v;
         } else if (!strcmp(name, "--max-cycles")) {
-            if (parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
                 return 1;
         } else if (!strcmp(name, "--grid")) {
-            if (parse_u64(name, val, 1, RUN_GRID_MAX, &r->grid))
+            if (cli_parse_u64(name, val, 1, RUN_GRID_MAX, &r->grid))
                 return 1;
         } else if (!strcmp(name, "--timeline")) {
             r->timeline = val;
         } else if (!strcmp(name, "--timeline-cycles")) {
-            if (parse_u64(name, val, 1, UINT64_MAX / 2, &r->tl_cycles))
+            if (cli_parse_u64(name, val, 1, UINT64_MAX / 2, &r->tl_cycles))
                 return 1;
         } else if (!strcmp(name, "--timeline-sms")) {
-            if (parse_u64(name, val, 1, 100000, &v))
+            if (cli_parse_int(name, val, 1, 100000, &r->tl_sms))
                 return 1;
-            r->tl_sms = (int)v;
         } else if (!strcmp(name, "--threads")) {
-            if (parse_u64(name, val, 1, 1024, &v))
+            if (cli_parse_int(name, val, 1, 1024, &r->threads))
                 return 1;
-            r->threads = (int)v;
-        } else if (!strcmp(name, "-o")) {
-            r->out = val;
         }
     }
-    if (!r->config) {
-        fputs("smsim: missing --config CFG.yaml (see smsim --help)\n", stderr);
+    if (cli_common_done(&r->c, &st))
         return 1;
-    }
-    if (!r->trace) {
-        fputs("smsim: missing TRACE file (see smsim --help)\n", stderr);
-        return 1;
-    }
-    if (r->grid && r->format != REPORT_TEXT) {
+    if (r->grid && r->c.format != REPORT_TEXT) {
         fputs("smsim: --grid needs --format text (the grid is a text picture)\n", stderr);
-        return 1;
-    }
-    return 0;
-}
-
-/* Write a memory buffer to a new file; 0 or 1 after a one-line message. */
-static int write_file(const char *path, const char *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    size_t w = fwrite(buf, 1, len, f);
-    int bad = w != len || ferror(f);
-    if (fclose(f) || bad) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
         return 1;
     }
     return 0;
@@ -232,7 +151,7 @@ int cli_run(int argc, char **argv)
     struct run_args r;
     int rc = parse_args(argc, argv, &r);
     if (rc) {
-        free(r.ov);
+        free(r.c.ov);
         return rc == 3 ? 0 : rc;
     }
 
@@ -247,29 +166,19 @@ int cli_run(int argc, char **argv)
     int nrun = 0, first = 0, count = 0;
     rc = 1;
 
-    char aerr[ARCH_ERR_MAX];
-    if (arch_load(r.config, r.ov, r.nov, &a, aerr)) {
-        fprintf(stderr, "%s\n", aerr);
+    if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
         goto done;
-    }
     char terr[TRACE_ERR_MAX];
-    tf = trace_open(r.trace, terr);
+    tf = trace_open(r.c.pos, terr);
     if (!tf) {
         fprintf(stderr, "%s\n", terr);
         goto done;
     }
-    if (tf->nkernels <= 0) {
-        fprintf(stderr, "%s: no kernel in the trace\n", r.trace);
-        goto done;
-    }
     count = tf->nkernels;
-    if (r.kernel >= 0) {
-        if (r.kernel >= tf->nkernels) {
-            fprintf(stderr, "smsim: --kernel %ld: the trace has %d kernel%s (0..%d)\n",
-                    r.kernel, tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
+    if (r.c.kernel >= 0 || count < 1) {
+        if (cli_pick_kernel(r.c.pos, tf->nkernels, &r.c.kernel))
             goto done;
-        }
-        first = (int)r.kernel;
+        first = r.c.kernel;
         count = 1;
     }
 
@@ -301,7 +210,7 @@ int cli_run(int argc, char **argv)
             obs.until = u > obs.until ? u : obs.until;
         }
         struct engine_opts eo = {
-            .seed = r.seed,
+            .seed = r.c.seed,
             .blocks_per_sm_cap = r.blocks_per_sm,
             .carveout_pct = r.carveout,
             .obs = (pics.grid || pics.tl) ? &obs : NULL,
@@ -312,7 +221,7 @@ int cli_run(int argc, char **argv)
         if (engine_run(&a, k, &eo, &st[i], eerr)) {
             stats_kernel_free(&st[i]);
             /* The engine's message names the kernel; add where it is. */
-            fprintf(stderr, "smsim: %s: kernel %d: %s\n", r.trace, first + i, eerr);
+            fprintf(stderr, "smsim: %s: kernel %d: %s\n", r.c.pos, first + i, eerr);
             rc = 1;
             goto done;
         }
@@ -332,7 +241,7 @@ int cli_run(int argc, char **argv)
     FILE *rf = open_memstream(&rep, &replen);
     if (!rf)
         goto nomem;
-    int werr = report_write(rf, r.format, a.name, &a, rk, count);
+    int werr = report_write(rf, r.c.format, a.name, &a, rk, count);
     if (gridf) {
         fclose(gridf);
         gridf = NULL;
@@ -347,20 +256,12 @@ int cli_run(int argc, char **argv)
         int e = report_timeline_write(pics.tl, a.name, tf2);
         if (fclose(tf2) || e)
             goto nomem;
-        if (write_file(r.timeline, tlbuf, tllen)) {
+        if (cli_write_file(r.timeline, tlbuf, tllen)) {
             rc = 1;
             goto done;
         }
     }
-    if (r.out) {
-        rc = write_file(r.out, rep, replen);
-    } else {
-        rc = 0;
-        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
-            fprintf(stderr, "smsim: cannot write the report to stdout\n");
-            rc = 1;
-        }
-    }
+    rc = cli_write_out(r.c.out, rep, replen, "report");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -379,6 +280,6 @@ done:
     report_timeline_free(pics.tl);
     if (tf)
         trace_close(tf);
-    free(r.ov);
+    free(r.c.ov);
     return rc;
 }

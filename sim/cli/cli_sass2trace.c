@@ -71,23 +71,6 @@ static int parse_dims(const char *opt, const char *s, uint32_t d[3])
     return -1;
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    if (*s < '0' || *s > '9') {
-        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
-        return -1;
-    }
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end) {
-        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 /* "PC=VALUE" (PC hex with 0x, or decimal). */
 static int parse_ctl(const char *opt, const char *s, struct sass_ctl *c)
 {
@@ -216,7 +199,7 @@ int cli_sass2trace(int argc, char **argv)
             break;
         case 11: o.annot_path = val; break;
         case 12:
-            if (parse_u64("--expect-insts", val, &expect))
+            if (cli_parse_u64("--expect-insts", val, 0, UINT64_MAX, &expect))
                 goto done;
             have_expect = 1;
             break;

@@ -45,20 +45,13 @@ static const char sat_help[] =
 static const char default_metric[] = "sm__inst_executed.avg.per_cycle_active";
 
 struct sat_args {
-    const char *config;           /* --config                        */
-    const char *trace;            /* TRACE                           */
+    struct cli_common c;          /* --config, TRACE, --format, --plot, --set,
+                                     --seed, --kernel (-1 = the only one), -o */
     const char *metric;           /* --metric                        */
-    const char *plot;             /* --plot                          */
-    const char *out;              /* -o                              */
     double threshold;             /* --threshold                     */
     double tolerance;             /* --tolerance                     */
-    int json;                     /* --format json                   */
     int jobs;                     /* --jobs                          */
     int progress;                 /* --progress                      */
-    int kernel;                   /* --kernel, -1 = the only one     */
-    uint64_t seed;                /* --seed                          */
-    struct arch_override *ov;     /* --set                           */
-    int nov;                      /* their count                     */
 };
 
 static int parse_frac(const char *opt, const char *s, double lo_excl, double hi, double *v)
@@ -76,12 +69,15 @@ static int parse_frac(const char *opt, const char *s, double lo_excl, double hi,
 
 static int parse_args(int argc, char **argv, struct sat_args *r)
 {
+    static const char *const formats[] = { "text", "json", NULL };
     memset(r, 0, sizeof *r);
+    r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
+                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS,
+                                .usage = sat_help, .formats = formats, .pos_name = "trace",
+                                .seed = 1, .kernel = -1, .format = REPORT_TEXT };
     r->metric = default_metric;
     r->threshold = 0.95;
     r->tolerance = 0.02;
-    r->kernel = -1;
-    r->seed = 1;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     r->jobs = n > 0 ? (int)n : 1;
     static const char *const known[] = { "--config", "--metric", "--threshold",
@@ -92,28 +88,13 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
                            .help = "smsim saturate --help", .known = known, .flags = flags };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&r->c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(sat_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 3;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (r->trace) {
-                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
-                        val);
-                return 1;
-            }
-            r->trace = val;
-            continue;
-        }
         if (kind == CLI_OPT_FLAG) {
             r->progress = 1;
-            continue;
-        }
-        if (!strcmp(name, "--config")) {
-            r->config = val;
         } else if (!strcmp(name, "--metric")) {
             r->metric = val;
         } else if (!strcmp(name, "--threshold")) {
@@ -122,50 +103,12 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
         } else if (!strcmp(name, "--tolerance")) {
             if (parse_frac(name, val, 0, 1, &r->tolerance))
                 return 1;
-        } else if (!strcmp(name, "--format")) {
-            if (strcmp(val, "text") && strcmp(val, "json")) {
-                fprintf(stderr, "smsim: --format '%s': expected text or json\n", val);
-                return 1;
-            }
-            r->json = !strcmp(val, "json");
-        } else if (!strcmp(name, "--plot")) {
-            size_t n2 = strlen(val);
-            if (n2 < 5 || (strcmp(val + n2 - 4, ".svg") && strcmp(val + n2 - 4, ".png"))) {
-                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
-                return 1;
-            }
-            r->plot = val;
-        } else if (!strcmp(name, "--set")) {
-            if (cli_add_override(&r->ov, &r->nov, val))
-                return 1;
         } else if (!strcmp(name, "--jobs")) {
             if (cli_parse_int(name, val, 1, 4096, &r->jobs))
                 return 1;
-        } else if (!strcmp(name, "--kernel")) {
-            if (cli_parse_int(name, val, 0, 2147483647, &r->kernel))
-                return 1;
-        } else if (!strcmp(name, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long x = strtoull(val, &end, 10);
-            if (!(val[0] >= '0' && val[0] <= '9') || *end || errno) {
-                fprintf(stderr, "smsim: --seed '%s': expected a non-negative integer\n", val);
-                return 1;
-            }
-            r->seed = x;
-        } else {
-            r->out = val;
         }
     }
-    if (!r->config) {
-        fputs("smsim: missing --config CFG.yaml (see smsim saturate --help)\n", stderr);
-        return 1;
-    }
-    if (!r->trace) {
-        fputs("smsim: missing TRACE file (see smsim saturate --help)\n", stderr);
-        return 1;
-    }
-    return 0;
+    return cli_common_done(&r->c, &st);
 }
 
 /* Is `name` a metric stats_metrics() derives?  Names do not depend on the
@@ -194,7 +137,7 @@ int cli_saturate(int argc, char **argv)
     struct sat_args r;
     int rc = parse_args(argc, argv, &r);
     if (rc) {
-        free(r.ov);
+        free(r.c.ov);
         return rc == 3 ? 0 : rc;
     }
     rc = 1;
@@ -209,7 +152,7 @@ int cli_saturate(int argc, char **argv)
     char err[STUDY_ERR_MAX];
 
     struct arch a;
-    if (cli_load_arch(r.config, r.ov, r.nov, &a))
+    if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
         goto done;
     const char *unit = "";
     if (!metric_known(&a, r.metric, &unit)) {
@@ -218,24 +161,14 @@ int cli_saturate(int argc, char **argv)
         goto done;
     }
     char terr[TRACE_ERR_MAX];
-    tf = trace_open(r.trace, terr);
+    tf = trace_open(r.c.pos, terr);
     if (!tf) {
         fprintf(stderr, "%s\n", terr);
         goto done;
     }
-    if (r.kernel < 0 && tf->nkernels != 1) {
-        fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel 0..%d\n", r.trace,
-                tf->nkernels, tf->nkernels - 1);
+    if (cli_pick_kernel(r.c.pos, tf->nkernels, &r.c.kernel))
         goto done;
-    }
-    if (r.kernel >= tf->nkernels) {
-        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", r.kernel,
-                tf->nkernels, tf->nkernels == 1 ? "" : "s", tf->nkernels - 1);
-        goto done;
-    }
-    if (r.kernel < 0)
-        r.kernel = 0;
-    struct trace_kernel *k = tf->kernels[r.kernel];
+    struct trace_kernel *k = tf->kernels[r.c.kernel];
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
     memset(&ol, 0, sizeof ol);
@@ -248,7 +181,7 @@ int cli_saturate(int argc, char **argv)
     ol.barriers = l->barriers;
     struct occ_result occ;
     if (occ_compute(&a, &ol, &occ) || occ.blocks_per_sm < 1) {
-        fprintf(stderr, "smsim: %s: kernel '%s' cannot run: %s\n", r.trace, l->name,
+        fprintf(stderr, "smsim: %s: kernel '%s' cannot run: %s\n", r.c.pos, l->name,
                 occ.detail[0] ? occ.detail : occ.error ? occ.error : "no block fits");
         goto done;
     }
@@ -264,13 +197,13 @@ int cli_saturate(int argc, char **argv)
     /* the lone-warp walk (Little's law) */
     struct study_little lw;
     if (study_little_walk(&a, k, SAT_WALK_MAX, &lw, err)) {
-        fprintf(stderr, "smsim: %s: %s\n", r.trace, err);
+        fprintf(stderr, "smsim: %s: %s\n", r.c.pos, err);
         goto done;
     }
     trace_close(tf);
     tf = NULL;
 
-    if (r.plot && study_run_gnuplot("", 0, err)) {
+    if (r.c.plot && study_run_gnuplot("", 0, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }
@@ -285,7 +218,8 @@ int cli_saturate(int argc, char **argv)
         if (!(var.values[var.nvalues++] = strdup(buf)))
             goto nomem;
     }
-    struct study_plan p = { r.config, r.trace, r.kernel, r.ov, r.nov, &var, 1, r.seed, -1, 0 };
+    struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, &var, 1,
+                            r.c.seed, -1, 0 };
     if (study_run(&p, r.jobs, r.progress || isatty(2), &t, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
@@ -325,7 +259,7 @@ int cli_saturate(int argc, char **argv)
     FILE *f = open_memstream(&rep, &replen);
     if (!f)
         goto nomem;
-    if (r.json) {
+    if (r.c.format == REPORT_JSON) {
         fputs("{\n  \"config\": ", f);
         report_json_string(f, a.name);
         fputs(",\n  \"kernel\": ", f);
@@ -453,15 +387,15 @@ int cli_saturate(int argc, char **argv)
     if (fclose(f))
         goto nomem;
 
-    if (r.plot) {
+    if (r.c.plot) {
         FILE *g = open_memstream(&gp, &gplen);
         if (!g)
             goto nomem;
-        size_t pn = strlen(r.plot);
-        fputs(!strcmp(r.plot + pn - 4, ".svg")
+        size_t pn = strlen(r.c.plot);
+        fputs(!strcmp(r.c.plot + pn - 4, ".svg")
                   ? "set terminal svg size 800,500 dynamic font 'sans,12' background rgb 'white'\n"
                   : "set terminal pngcairo size 1000,625 font 'sans,11'\n", g);
-        fprintf(g, "set output '%s'\n", r.plot);
+        fprintf(g, "set output '%s'\n", r.c.plot);
         fprintf(g, "set title 'saturate: %s on %s' noenhanced\n", t.kernel_name, a.name);
         fprintf(g, "set xlabel 'resident warps per SM'\nset ylabel '%s' noenhanced\n", r.metric);
         fputs("set grid\nset key outside bottom center horizontal noenhanced\n"
@@ -492,15 +426,7 @@ int cli_saturate(int argc, char **argv)
             goto done;
         }
     }
-    if (r.out) {
-        rc = cli_write_file(r.out, rep, replen);
-    } else {
-        rc = 0;
-        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
-            fputs("smsim: cannot write the report to stdout\n", stderr);
-            rc = 1;
-        }
-    }
+    rc = cli_write_out(r.c.out, rep, replen, "report");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -514,6 +440,6 @@ done:
     free(y);
     free(rep);
     free(gp);
-    free(r.ov);
+    free(r.c.ov);
     return rc;
 }

@@ -52,59 +52,38 @@ static const char sweep_help[] =
     "  --job-dir DIR          where the jobs write point-K.json (default: sweep-jobs)\n";
 
 struct sweep_args {
-    const char *config;              /* --config                                */
-    const char *trace;               /* TRACE                                   */
-    const char *out;                 /* -o                                      */
-    const char *plot;                /* --plot                                  */
+    struct cli_common c;             /* --config, TRACE, --format, --plot, --set,
+                                        --seed, --kernel (-1 = the only one), -o */
     const char *ys[8];               /* --plot-metric                           */
     int ny;                          /* their count                             */
     const char *emit;                /* --emit-jobs                             */
     const char *jobdir;              /* --job-dir                               */
-    int json;                        /* --format json                           */
     int jobs;                        /* --jobs                                  */
     int progress;                    /* --progress                              */
-    int kernel;                      /* --kernel, -1 = the only one             */
     int carveout;                    /* --carveout, -1 = none                   */
-    uint64_t seed;                   /* --seed                                  */
     uint64_t max_cycles;             /* --max-cycles                            */
-    struct arch_override *ov;        /* --set                                   */
-    int nov;                         /* their count                             */
     const char *vary_text[STUDY_MAX_VARS]; /* --vary as typed                   */
     struct study_var vars[STUDY_MAX_VARS]; /* parsed                            */
     int nvars;                       /* their count                             */
 };
 
-static int parse_u64(const char *opt, const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    if (!(s[0] >= '0' && s[0] <= '9')) {
-        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
-        return -1;
-    }
-    unsigned long long x = strtoull(s, &end, 10);
-    if (*end || errno) {
-        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
 static void free_args(struct sweep_args *r)
 {
     for (int i = 0; i < r->nvars; i++)
         study_var_free(&r->vars[i]);
-    free(r->ov);
+    free(r->c.ov);
 }
 
 /* 0 ok, 1 error (printed), 3 help printed. */
 static int parse_args(int argc, char **argv, struct sweep_args *r)
 {
+    static const char *const formats[] = { "csv", "json", NULL };
     memset(r, 0, sizeof *r);
-    r->kernel = -1;
+    r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
+                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS,
+                                .usage = sweep_help, .formats = formats, .pos_name = "trace",
+                                .seed = 1, .kernel = -1, .format = REPORT_CSV };
     r->carveout = -1;
-    r->seed = 1;
     r->jobdir = "sweep-jobs";
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     r->jobs = n > 0 ? (int)n : 1;
@@ -118,38 +97,13 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
                            .help = "smsim sweep --help", .known = known, .flags = flags };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&r->c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(sweep_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 3;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (r->trace) {
-                fprintf(stderr, "smsim: more than one trace given ('%s' and '%s')\n", r->trace,
-                        val);
-                return 1;
-            }
-            r->trace = val;
-            continue;
-        }
         if (kind == CLI_OPT_FLAG) {
             r->progress = 1;
-            continue;
-        }
-        int iv;
-        if (!strcmp(name, "--config")) {
-            r->config = val;
-        } else if (!strcmp(name, "--format")) {
-            if (strcmp(val, "csv") && strcmp(val, "json")) {
-                fprintf(stderr, "smsim: --format '%s': expected csv or json\n", val);
-                return 1;
-            }
-            r->json = !strcmp(val, "json");
-        } else if (!strcmp(name, "--set")) {
-            if (cli_add_override(&r->ov, &r->nov, val))
-                return 1;
         } else if (!strcmp(name, "--vary")) {
             if (r->nvars >= STUDY_MAX_VARS) {
                 fprintf(stderr, "smsim: at most %d --vary options\n", STUDY_MAX_VARS);
@@ -168,13 +122,6 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
                     return 1;
                 }
             r->vary_text[r->nvars++] = val;
-        } else if (!strcmp(name, "--plot")) {
-            size_t n2 = strlen(val);
-            if (n2 < 5 || (strcmp(val + n2 - 4, ".svg") && strcmp(val + n2 - 4, ".png"))) {
-                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
-                return 1;
-            }
-            r->plot = val;
         } else if (!strcmp(name, "--plot-metric")) {
             if (r->ny >= 8) {
                 fputs("smsim: at most 8 --plot-metric options\n", stderr);
@@ -184,40 +131,25 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
         } else if (!strcmp(name, "--jobs")) {
             if (cli_parse_int(name, val, 1, 4096, &r->jobs))
                 return 1;
-        } else if (!strcmp(name, "--kernel")) {
-            if (cli_parse_int(name, val, 0, 2147483647, &r->kernel))
-                return 1;
-        } else if (!strcmp(name, "--seed")) {
-            if (parse_u64(name, val, &r->seed))
-                return 1;
         } else if (!strcmp(name, "--carveout")) {
-            if (cli_parse_int(name, val, 0, 100, &iv))
+            if (cli_parse_int(name, val, 0, 100, &r->carveout))
                 return 1;
-            r->carveout = iv;
         } else if (!strcmp(name, "--max-cycles")) {
-            if (parse_u64(name, val, &r->max_cycles))
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
                 return 1;
-        } else if (!strcmp(name, "-o")) {
-            r->out = val;
         } else if (!strcmp(name, "--emit-jobs")) {
             r->emit = val;
         } else if (!strcmp(name, "--job-dir")) {
             r->jobdir = val;
         }
     }
-    if (!r->config) {
-        fputs("smsim: missing --config CFG.yaml (see smsim sweep --help)\n", stderr);
+    if (cli_common_done(&r->c, &st))
         return 1;
-    }
-    if (!r->trace) {
-        fputs("smsim: missing TRACE file (see smsim sweep --help)\n", stderr);
-        return 1;
-    }
     if (!r->nvars) {
         fputs("smsim: missing --vary KEY=SPEC (see smsim sweep --help)\n", stderr);
         return 1;
     }
-    if (r->emit && (r->plot || r->out)) {
+    if (r->emit && (r->c.plot || r->c.out)) {
         fputs("smsim: --emit-jobs writes jobs, not a table: use --plot/-o with smsim merge\n",
               stderr);
         return 1;
@@ -240,35 +172,7 @@ static int resolve_kernel(const char *trace, int *kernel)
     }
     int n = tf->nkernels;
     trace_close(tf);
-    if (*kernel < 0 && n != 1) {
-        fprintf(stderr, "smsim: %s has %d kernels: choose one with --kernel 0..%d\n", trace, n,
-                n - 1);
-        return 1;
-    }
-    if (*kernel >= n) {
-        fprintf(stderr, "smsim: --kernel %d: the trace has %d kernel%s (0..%d)\n", *kernel, n,
-                n == 1 ? "" : "s", n - 1);
-        return 1;
-    }
-    if (*kernel < 0)
-        *kernel = 0;
-    return 0;
-}
-
-int cli_write_file(const char *path, const char *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    size_t w = fwrite(buf, 1, len, f);
-    int bad = w != len || ferror(f);
-    if (fclose(f) || bad) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    return 0;
+    return cli_pick_kernel(trace, n, kernel);
 }
 
 int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
@@ -306,15 +210,7 @@ int cli_study_output(const struct study_table *t, int json, const char *out, con
             goto done;
         }
     }
-    if (out) {
-        rc = cli_write_file(out, buf, len);
-    } else {
-        rc = 0;
-        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
-            fputs("smsim: cannot write the table to stdout\n", stderr);
-            rc = 1;
-        }
-    }
+    rc = cli_write_out(out, buf, len, "table");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -458,10 +354,10 @@ int cli_sweep(int argc, char **argv)
         return rc == 3 ? 0 : rc;
     }
     rc = 1;
-    if (resolve_kernel(r.trace, &r.kernel))
+    if (resolve_kernel(r.c.pos, &r.c.kernel))
         goto done;
-    struct study_plan p = { r.config, r.trace, r.kernel, r.ov, r.nov, r.vars, r.nvars,
-                            r.seed, r.carveout, r.max_cycles };
+    struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, r.vars, r.nvars,
+                            r.c.seed, r.carveout, r.max_cycles };
     char err[STUDY_ERR_MAX];
     if (study_npoints(r.vars, r.nvars) < 0) {
         fprintf(stderr, "smsim: the sweep has more than %d points\n", STUDY_MAX_POINTS);
@@ -470,12 +366,12 @@ int cli_sweep(int argc, char **argv)
     if (r.emit) {
         /* validate every point before writing a job */
         char terr[TRACE_ERR_MAX];
-        struct trace_file *tf = trace_open(r.trace, terr);
+        struct trace_file *tf = trace_open(r.c.pos, terr);
         if (!tf) {
             fprintf(stderr, "%s\n", terr);
             goto done;
         }
-        struct tr_launch traced = tf->kernels[r.kernel]->launch;
+        struct tr_launch traced = tf->kernels[r.c.kernel]->launch;
         trace_close(tf);
         struct study_point pt;
         for (long i = 0; i < study_npoints(r.vars, r.nvars); i++)
@@ -486,7 +382,7 @@ int cli_sweep(int argc, char **argv)
         rc = emit_jobs(&r, &p);
         goto done;
     }
-    if (r.plot) {
+    if (r.c.plot) {
         /* fail before simulating when the plot cannot be drawn */
         if (study_run_gnuplot("", 0, err)) {
             fprintf(stderr, "%s\n", err);
@@ -499,7 +395,7 @@ int cli_sweep(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         goto done;
     }
-    rc = cli_study_output(&t, r.json, r.out, r.plot, r.ys, r.ny);
+    rc = cli_study_output(&t, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys, r.ny);
     study_table_free(&t);
 done:
     free_args(&r);

@@ -9,7 +9,6 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
+#include "report/report.h"
 #include "study/study_validate.h"
 
 static const char val_help[] =
@@ -46,46 +46,27 @@ static const char val_help[] =
     "  -o FILE                write the report to FILE instead of stdout\n";
 
 struct val_args {
-    const char *dir;              /* DIR                              */
-    const char *config;           /* --config                         */
+    struct cli_common c;          /* --config, DIR, --format, --plot, --set,
+                                     --seed, -o                       */
     const char *manifest;         /* --manifest                       */
-    const char *plot;             /* --plot                           */
     const char *thresholds;       /* --thresholds                     */
-    const char *out;              /* -o                               */
-    int json;                     /* --format json                    */
     int plot_metric;              /* --plot-metric (index)            */
     struct val_opts o;            /* what val_run needs               */
-    struct arch_override *ov;     /* --set                            */
-    int nov;                      /* their count                      */
 };
-
-static int parse_u64(const char *opt, const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = 0;
-    int ok = s[0] >= '0' && s[0] <= '9';
-    if (ok) {
-        x = strtoull(s, &end, 10);
-        ok = !*end && !errno;
-    }
-    if (!ok) {
-        fprintf(stderr, "smsim: %s '%s': expected a non-negative integer\n", opt, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
 
 /* 0, 1 after a message, 3 when help was printed. */
 static int parse_args(int argc, char **argv, struct val_args *r)
 {
+    static const char *const formats[] = { "text", "json", NULL };
     memset(r, 0, sizeof *r);
-    r->config = "configs/h200.yaml";
+    r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_FORMAT |
+                                       CLI_C_PLOT | CLI_C_OUT | CLI_C_POS,
+                                .usage = val_help, .formats = formats, .pos_name = "DIR",
+                                .config = "configs/h200.yaml", .seed = 1,
+                                .format = REPORT_TEXT };
     r->manifest = "validate/traces/manifest.tsv";
     r->plot_metric = 1;
     r->o.carveout_pct = 100;
-    r->o.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->o.jobs = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
     static const char *const known[] = {
@@ -97,43 +78,15 @@ static int parse_args(int argc, char **argv, struct val_args *r)
                            .help = "smsim validate --help", .known = known, .flags = flags };
     const char *name, *val;
     int kind;
-    while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
+    while ((kind = cli_common_opt(&r->c, &st, &name, &val)) != CLI_OPT_END) {
         if (kind == CLI_OPT_ERROR)
             return 1;
-        if (kind == CLI_OPT_HELP) {
-            fputs(val_help, stdout);
+        if (kind == CLI_OPT_HELP)
             return 3;
-        }
-        if (kind == CLI_OPT_ARG) {
-            if (r->dir) {
-                fprintf(stderr, "smsim: more than one DIR given ('%s' and '%s')\n", r->dir, val);
-                return 1;
-            }
-            r->dir = val;
-            continue;
-        }
         if (kind == CLI_OPT_FLAG) {
             r->o.progress = 1;
-            continue;
-        }
-        if (!strcmp(name, "--config")) {
-            r->config = val;
         } else if (!strcmp(name, "--manifest")) {
             r->manifest = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!strcmp(val, "text") || !strcmp(val, "json")) {
-                r->json = !strcmp(val, "json");
-            } else {
-                fprintf(stderr, "smsim: --format '%s': expected text or json\n", val);
-                return 1;
-            }
-        } else if (!strcmp(name, "--plot")) {
-            size_t n = strlen(val);
-            if (n < 5 || (strcmp(val + n - 4, ".svg") && strcmp(val + n - 4, ".png"))) {
-                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
-                return 1;
-            }
-            r->plot = val;
         } else if (!strcmp(name, "--plot-metric")) {
             int m = -1;
             for (int q = 0; q < VAL_NMETRICS; q++)
@@ -152,35 +105,30 @@ static int parse_args(int argc, char **argv, struct val_args *r)
         } else if (!strcmp(name, "--case")) {
             r->o.case_re = val;
         } else if (!strcmp(name, "--max-insts")) {
-            if (parse_u64(name, val, &r->o.max_insts))
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->o.max_insts))
                 return 1;
         } else if (!strcmp(name, "--thresholds")) {
             r->thresholds = val;
         } else if (!strcmp(name, "--carveout")) {
             if (cli_parse_int(name, val, -1, 100, &r->o.carveout_pct))
                 return 1;
-        } else if (!strcmp(name, "--set")) {
-            if (cli_add_override(&r->ov, &r->nov, val))
-                return 1;
-        } else if (!strcmp(name, "--seed")) {
-            if (parse_u64(name, val, &r->o.seed))
-                return 1;
-        } else if (!strcmp(name, "-o")) {
-            r->out = val;
         }
     }
-    if (!r->dir) {
+    if (!r->c.pos) {
         fputs("smsim: missing DIR, the measurements to validate against, e.g. "
               "validate/data/h200 (see smsim validate --help)\n", stderr);
         return 1;
     }
     struct stat sb;
-    if (stat(r->dir, &sb) || !S_ISDIR(sb.st_mode)) {
-        fprintf(stderr, "smsim: %s: not a directory\n", r->dir);
+    if (stat(r->c.pos, &sb) || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "smsim: %s: not a directory\n", r->c.pos);
         return 1;
     }
-    r->o.config = r->config;
-    r->o.dir = r->dir;
+    r->o.config = r->c.config;
+    r->o.dir = r->c.pos;
+    r->o.seed = r->c.seed;
+    r->o.ov = r->c.ov;
+    r->o.nov = r->c.nov;
     return 0;
 }
 
@@ -189,11 +137,9 @@ int cli_validate(int argc, char **argv)
     struct val_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) {
-        free(a.ov);
+        free(a.c.ov);
         return rc == 3 ? 0 : rc;
     }
-    a.o.ov = a.ov;
-    a.o.nov = a.nov;
     struct val_manifest m;
     struct val_result r;
     char err[STUDY_ERR_MAX];
@@ -215,14 +161,14 @@ int cli_validate(int argc, char **argv)
     FILE *f = open_memstream(&rep, &replen);
     if (!f)
         goto nomem;
-    int werr = a.json ? val_write_json(f, &m, &r) : val_write_text(f, &m, &r);
+    int werr = a.c.format == REPORT_JSON ? val_write_json(f, &m, &r) : val_write_text(f, &m, &r);
     if (fclose(f) || werr)
         goto nomem;
-    if (a.plot) {
+    if (a.c.plot) {
         FILE *g = open_memstream(&gp, &gplen);
         if (!g)
             goto nomem;
-        int e = val_write_gnuplot(g, &m, &r, a.plot_metric, a.plot);
+        int e = val_write_gnuplot(g, &m, &r, a.plot_metric, a.c.plot);
         if (fclose(g) || e)
             goto nomem;
     }
@@ -249,15 +195,7 @@ int cli_validate(int argc, char **argv)
         rc = 1;
         goto done;
     }
-    if (a.out) {
-        rc = cli_write_file(a.out, rep, replen);
-    } else {
-        rc = 0;
-        if (fwrite(rep, 1, replen, stdout) != replen || fflush(stdout)) {
-            fputs("smsim: cannot write the report to stdout\n", stderr);
-            rc = 1;
-        }
-    }
+    rc = cli_write_out(a.c.out, rep, replen, "report");
     if (nfail > 0) {
         fwrite(fails, 1, failslen, stderr);
         if (rc == 0)
@@ -275,6 +213,6 @@ done:
         val_result_free(&r);
     if (have_m)
         val_manifest_free(&m);
-    free(a.ov);
+    free(a.c.ov);
     return rc;
 }

@@ -222,7 +222,11 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     struct tr_cursor c;
     memset(&c, 0, sizeof c);
     if (k->ops->warp_begin(k, 0, 0, &c)) {
-        snprintf(err, STUDY_ERR_MAX, "kernel '%s': cannot read warp 0 of block 0", l->name);
+        /* the reader's "file:line:col: message" (trace.h) says where and why */
+        if (k->error)
+            snprintf(err, STUDY_ERR_MAX, "kernel '%s': %s", l->name, k->error);
+        else
+            snprintf(err, STUDY_ERR_MAX, "kernel '%s': cannot read warp 0 of block 0", l->name);
         return -1;
     }
     struct tr_dyn dyn;

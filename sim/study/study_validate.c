@@ -414,8 +414,8 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
         return -1;
     }
     if (tf->nkernels < 1) {
-        snprintf(err, STUDY_ERR_MAX, "%s: no kernel in the trace (%s line %d)", c->trace,
-                 m->path, c->line);
+        snprintf(err, STUDY_ERR_MAX, "%s:%d:%d: trace '%.400s': no kernel in the trace",
+                 m->path, c->line, c->col_trace, c->trace);
         trace_close(tf);
         return -1;
     }
@@ -433,8 +433,9 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
     ol.barriers = l->barriers;
     struct occ_result occ;
     if (occ_compute(a, &ol, &occ) || occ.blocks_per_sm < 1) {
-        snprintf(err, STUDY_ERR_MAX, "%s: kernel '%s' cannot run on %s: %s", c->trace, l->name,
-                 a->name, occ.detail[0] ? occ.detail : occ.error ? occ.error : "no block fits");
+        snprintf(err, STUDY_ERR_MAX, "%s:%d:%d: trace '%.400s': kernel '%s' cannot run on %s: %s",
+                 m->path, c->line, c->col_trace, c->trace, l->name, a->name,
+                 occ.detail[0] ? occ.detail : occ.error ? occ.error : "no block fits");
         trace_close(tf);
         return -1;
     }

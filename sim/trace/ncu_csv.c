@@ -719,11 +719,11 @@ int ncu_csv_load(const char *path, struct ncu_table *t, char err[NCU_ERR_MAX])
         if (n < 65536)
             break;
     }
-    int bad = ferror(f);
+    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
     if (bad) {
         free(buf);
-        snprintf(err, NCU_ERR_MAX, "%s: read error", path);
+        snprintf(err, NCU_ERR_MAX, "%s: read error: %s", path, strerror(bad));
         return -1;
     }
     buf[len] = '\0';
