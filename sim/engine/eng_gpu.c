@@ -250,10 +250,11 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
      * pictures use the reference loop below: every SM due at a cycle, in SM
      * order, cycle by cycle.  Both give identical counters. */
     int nthreads = o->threads > 1 ? o->threads : 1;
-    /* warp_begin/warp_end run on the worker threads (sm_step: launch_block,
-     * retire); a reader with shared mutable state (the Accel-Sim reader's
-     * lazily loaded, reference-counted blocks) must see them one at a time.
-     * The result is the same on any number of threads. */
+    /* warp_begin/next/end run on the worker threads (sm_step: launch_block,
+     * issue, retire); a reader that cannot take concurrent calls on distinct
+     * cursors says so (trace_kernel.mt_safe = 0) and gets one thread.  Both
+     * readers of this tree are thread-safe (the Accel-Sim reader locks its
+     * shared block index).  The result is the same on any number of threads. */
     if (!k->mt_safe)
         nthreads = 1;
     if (nthreads > a->sm_count)

@@ -14,6 +14,7 @@
 
 #define ENG_NEVER UINT64_MAX
 
+
 /* Scoreboard entry kinds.  The low bits say which stall reason a dependent
  * warp reports; SBK_READ marks a source operand that an in-flight memory
  * instruction has not read yet (it blocks writers only: WAR). */
@@ -223,6 +224,18 @@ struct eng_run {
     char *err;                  /* message buffer [512]                            */
 };
 
+/* Population count without relying on the POPCNT instruction (gcc's default
+ * x86-64 target lacks it and __builtin_popcount calls a library routine). */
+static inline int eng_pop32(uint32_t x)
+{
+    if (x == 0xffffffffu)
+        return 32;
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
 /* eng_sb.c */
 void sb_reset(struct eng_sb *sb);
 void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
@@ -230,9 +243,23 @@ void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
  * (the cycle the blocking set clears) and *state (enum warp_state).  Only
  * call with a t no earlier than any earlier call's t since the last sb_add
  * (it narrows sb->mask to the entries live at t). */
-int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
-             uint64_t t, uint64_t *until, int *state);
+int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
+                  uint64_t t, uint64_t *until, int *state);
+/* An instruction none of whose registers has its bit in sb->mask matches no
+ * entry, and with n + need entries at most the table cannot be full: the
+ * common answer needs no scan (inlined into the eligibility check). */
+static inline int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
+                           uint64_t t, uint64_t *until, int *state)
+{
+    if (!(sb->mask & (g->dmask | g->smask)) && sb->n + g->need <= SB_MAX)
+        return 0;
+    return sb_check_scan(sb, in, g, t, until, state);
+}
 void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t);
+/* sb_add of each of regs[0..nreg) (nreg <= max(TR_MAX_DST, TR_MAX_SRC)) with
+ * one scan of the table; the same table as the calls one by one. */
+void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready, int kind,
+              uint64_t t);
 
 /* eng_mem.c */
 void mem_init(struct eng_run *r);

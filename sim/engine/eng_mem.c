@@ -48,16 +48,13 @@ int mem_queue_of(const struct tr_inst *in)
 
 int queue_busy(const struct eng_queue *q, uint64_t t, uint64_t *until)
 {
-    int n = 0;
     uint64_t first = ENG_NEVER;
-    for (int i = 0; i < q->cap; i++)
-        if (q->free_at[i] > t) {
-            n++;
-            if (q->free_at[i] < first)
-                first = q->free_at[i];
-        }
-    if (n < q->cap)
-        return 0;
+    for (int i = 0; i < q->cap; i++) {
+        if (q->free_at[i] <= t)
+            return 0; /* a free slot: the common case, found without a full scan */
+        if (q->free_at[i] < first)
+            first = q->free_at[i];
+    }
     *until = first;
     return 1;
 }
@@ -69,11 +66,6 @@ void queue_push(struct eng_queue *q, uint64_t t, uint64_t free_at)
             q->free_at[i] = free_at;
             return;
         }
-}
-
-static int popcount32(uint32_t x)
-{
-    return __builtin_popcount(x);
 }
 
 static int count_unique(uint64_t *v, int n)
@@ -96,7 +88,7 @@ static int count_unique(uint64_t *v, int n)
 
 int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d)
 {
-    int lanes = popcount32(d->active_mask);
+    int lanes = eng_pop32(d->active_mask);
     if (lanes == 0)
         return 0;
     uint64_t S = (uint64_t)a->sector_bytes;
@@ -140,7 +132,7 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
 static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
                             const struct tr_dyn *d, int nsec)
 {
-    int lanes = popcount32(d->active_mask);
+    int lanes = eng_pop32(d->active_mask);
     uint64_t L = (uint64_t)a->line_bytes;
     if (lanes == 0 || nsec == 0 || L < (uint64_t)a->sector_bytes)
         return 0;
@@ -292,7 +284,7 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
          * SM's shared-memory unit, one wavefront per cycle: a k-way bank
          * conflict serialises k wavefronts, wide accesses need one
          * wavefront per banks*4 bytes. */
-        int lanes = popcount32(d->active_mask);
+        int lanes = eng_pop32(d->active_mask);
         if (lanes == 0) {
             ready = sent = t + 1;
         } else {
@@ -401,11 +393,9 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     if (in->dep != TR_DEP_PIPE)
         kind = dep_kind(in->dep); /* the opcode knows better than the space */
     if (!is_store)
-        for (int i = 0; i < in->ndst; i++)
-            sb_add(&w->sb, in->dst[i], ready, kind, t);
+        sb_add_n(&w->sb, in->dst, in->ndst, ready, kind, t);
     /* Sources are read when the request leaves its queue (WAR hold). */
-    for (int i = 0; i < in->nsrc; i++)
-        sb_add(&w->sb, in->src[i], sent, kind | SBK_READ, t);
+    sb_add_n(&w->sb, in->src, in->nsrc, sent, kind | SBK_READ, t);
     if (ready >= ENG_PEND)
         return; /* mem_done and store_done take the answer in sm_settle */
     if (ready > w->mem_done)

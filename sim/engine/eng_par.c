@@ -20,10 +20,48 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/eng_internal.h"
+
+/* The epoch barrier.  An epoch is short (100-300 simulated cycles, tens to
+ * hundreds of microseconds of work), so a barrier that puts threads to sleep
+ * (pthread_barrier_wait: a futex wake per epoch) costs a visible share of the
+ * run, and far more where system calls are slow (measured on a gVisor
+ * sandbox: stream_copy on two threads only 1.14x faster, docs/performance.md).
+ * A waiting thread therefore spins on the round's sense flag and yields its
+ * core between looks once the wait is not short (so an oversubscribed
+ * machine still makes progress). */
+struct par_bar {
+    atomic_int count;           /* threads arrived in this round                  */
+    atomic_int sense;           /* flips when a round completes                   */
+    int n;                      /* participants                                   */
+};
+
+static void bar_init(struct par_bar *b, int n)
+{
+    atomic_init(&b->count, 0);
+    atomic_init(&b->sense, 0);
+    b->n = n;
+}
+
+/* *local: the caller's own sense for this barrier (starts at 0). */
+static void bar_wait(struct par_bar *b, int *local)
+{
+    int s = !*local;
+    *local = s;
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->sense, s, memory_order_release);
+        return;
+    }
+    for (unsigned i = 0; atomic_load_explicit(&b->sense, memory_order_acquire) != s; i++)
+        if (i >= 1024)
+            sched_yield();
+}
 
 struct par_ctl {
     struct eng_run *r;          /* the run                                        */
@@ -33,13 +71,14 @@ struct par_ctl {
     int go;                     /* 1 once threads and barriers are final          */
     pthread_mutex_t mu;         /* guards go                                      */
     pthread_cond_t cv;          /* signals go                                     */
-    pthread_barrier_t start;    /* epoch begins                                   */
-    pthread_barrier_t done;     /* every SM reached the epoch end                 */
+    struct par_bar start;       /* epoch begins                                   */
+    struct par_bar done;        /* every SM reached the epoch end                 */
 };
 
 struct par_worker {
     struct par_ctl *c;          /* shared control                                 */
     int lo, hi;                 /* SMs [lo, hi)                                   */
+    int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
 };
 
@@ -63,11 +102,11 @@ static void *worker(void *arg)
         pthread_cond_wait(&c->cv, &c->mu);
     pthread_mutex_unlock(&c->mu);
     for (;;) {
-        pthread_barrier_wait(&c->start);
+        bar_wait(&c->start, &w->s_start);
         if (c->quit)
             break;
         run_range(c->r, w->lo, w->hi, c->end);
-        pthread_barrier_wait(&c->done);
+        bar_wait(&c->done, &w->s_done);
     }
     return NULL;
 }
@@ -203,8 +242,8 @@ int par_run(struct eng_run *r, int threads)
         wk[i].lo = (int)((long)nsm * i / started);
         wk[i].hi = (int)((long)nsm * (i + 1) / started);
     }
-    pthread_barrier_init(&c.start, NULL, (unsigned)started);
-    pthread_barrier_init(&c.done, NULL, (unsigned)started);
+    bar_init(&c.start, started);
+    bar_init(&c.done, started);
     pthread_mutex_lock(&c.mu);
     c.go = 1;
     pthread_cond_broadcast(&c.cv);
@@ -230,9 +269,9 @@ int par_run(struct eng_run *r, int threads)
         if (r->o->max_cycles && end > r->o->max_cycles + 1)
             end = r->o->max_cycles + 1;
         c.end = end;
-        pthread_barrier_wait(&c.start);
+        bar_wait(&c.start, &wk[0].s_start);
         run_range(r, wk[0].lo, wk[0].hi, end);
-        pthread_barrier_wait(&c.done);
+        bar_wait(&c.done, &wk[0].s_done);
         if (take_error(r)) {
             rc = -1;
             break;
@@ -245,11 +284,9 @@ int par_run(struct eng_run *r, int threads)
         }
     }
     c.quit = 1;
-    pthread_barrier_wait(&c.start);
+    bar_wait(&c.start, &wk[0].s_start);
     for (int i = 1; i < started; i++)
         pthread_join(wk[i].th, NULL);
-    pthread_barrier_destroy(&c.start);
-    pthread_barrier_destroy(&c.done);
     pthread_mutex_destroy(&c.mu);
     pthread_cond_destroy(&c.cv);
     free(ps.order);

@@ -20,6 +20,8 @@ void sb_reset(struct eng_sb *sb)
 /* RZ, PT, URZ and "none" never create a dependency (trace.h). */
 static int reg_real(uint16_t r)
 {
+    if (r < 255) /* R0..R254: the common case, one compare */
+        return 1;
     return r != 255 && r != TR_REG_P + 7 && r != TR_REG_UR + 63 && r != TR_REG_UP + 7 &&
            r < TR_NREGS;
 }
@@ -35,13 +37,18 @@ static uint64_t reg_bit(uint16_t r)
  * and compares exactly); leaving them in keeps this branch-free. */
 void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
 {
-    uint64_t dm = 0, sm = 0;
-    for (int d = 0; d < in->ndst; d++)
-        dm |= reg_bit(in->dst[d]);
-    for (int s = 0; s < in->nsrc; s++)
-        sm |= reg_bit(in->src[s]);
-    g->dmask = dm;
-    g->smask = sm;
+    if (in->sealed) { /* the reader computed the masks once (tr_inst_seal) */
+        g->dmask = in->dmask;
+        g->smask = in->smask;
+    } else {
+        uint64_t dm = 0, sm = 0;
+        for (int d = 0; d < in->ndst; d++)
+            dm |= reg_bit(in->dst[d]);
+        for (int s = 0; s < in->nsrc; s++)
+            sm |= reg_bit(in->src[s]);
+        g->dmask = dm;
+        g->smask = sm;
+    }
     g->need = in->ndst;
     if (in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC)
         g->need += in->nsrc; /* memory instructions also hold their sources */
@@ -52,31 +59,36 @@ void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
  * reason keeps the state constant over the whole stall (so skipping to
  * `until` is exact).  Ties prefer the longer kind.
  *
- * An instruction none of whose registers has its bit in sb->mask matches
- * no entry, and with n + need
- * entries at most the table cannot be full: no scan needed. */
-int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
-             uint64_t t, uint64_t *until, int *state)
+ * (sb_check in eng_internal.h skips the scan when no register can match
+ * and the table cannot be full.) */
+int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
+                  uint64_t t, uint64_t *until, int *state)
 {
-    if (!(sb->mask & (g->dmask | g->smask)) && sb->n + g->need <= SB_MAX)
-        return 0;
     uint64_t best = 0;
     int bkind = -1;
     int live = 0;
     uint64_t first_free = ENG_NEVER;
     int first_kind = 0;
     uint64_t lmask = 0;
+    uint64_t gm = g->dmask | g->smask;
+    /* The table can only be full when n + need exceeds it (live <= n). */
+    int may_fill = sb->n + g->need > SB_MAX;
     for (int i = 0; i < sb->n; i++) {
-        if (sb->ready[i] <= t)
+        uint64_t rdy = sb->ready[i];
+        if (rdy <= t)
             continue;
-        live++;
-        if (sb->ready[i] < first_free) {
-            first_free = sb->ready[i];
-            first_kind = sb->kind[i] & 3;
-        }
         uint16_t reg = sb->reg[i];
         uint64_t bit = reg_bit(reg);
         lmask |= bit;
+        if (may_fill) {
+            live++;
+            if (rdy < first_free) {
+                first_free = rdy;
+                first_kind = sb->kind[i] & 3;
+            }
+        }
+        if (!(bit & gm))
+            continue;
         int hit = 0;
         /* Destinations: WAW against pending writes, WAR against pending reads. */
         if (bit & g->dmask)
@@ -89,8 +101,8 @@ int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g
         if (!hit)
             continue;
         int k = sb->kind[i] & 3;
-        if (sb->ready[i] > best || (sb->ready[i] == best && k > bkind)) {
-            best = sb->ready[i];
+        if (rdy > best || (rdy == best && k > bkind)) {
+            best = rdy;
             bkind = k;
         }
     }
@@ -102,12 +114,79 @@ int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g
     }
     /* A full table: the instruction could not record its own results.  The
      * warp waits for the oldest entry, reported as that entry's reason. */
-    if (live + g->need > SB_MAX) {
+    if (may_fill && live + g->need > SB_MAX) {
         *until = first_free;
         *state = kind_state[first_kind];
         return 1;
     }
     return 0;
+}
+
+/* sb_add of regs[0..nreg) in turn, in one pass over the table.  The result
+ * is exactly that of the calls one by one: each register first looks for a
+ * live entry of its own (same register, same READ class) and keeps the later
+ * time, else takes the lowest expired slot left, else appends; trailing
+ * expired entries are trimmed at the end (one call's trim only ever drops
+ * slots that a later append refills at the same index). */
+void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready, int kind,
+              uint64_t t)
+{
+    if (ready <= t || nreg <= 0)
+        return;
+    if (nreg == 1) {
+        sb_add(sb, regs[0], ready, kind, t);
+        return;
+    }
+    int rd = kind & SBK_READ;
+    int found[TR_MAX_SRC > TR_MAX_DST ? TR_MAX_SRC : TR_MAX_DST] = {0};
+    int freeslot[TR_MAX_SRC > TR_MAX_DST ? TR_MAX_SRC : TR_MAX_DST];
+    int nf = 0;
+    uint64_t bits = 0;
+    for (int k = 0; k < nreg; k++)
+        bits |= reg_bit(regs[k]);
+    for (int i = 0; i < sb->n; i++) {
+        if (sb->ready[i] <= t) {
+            if (nf < nreg)
+                freeslot[nf++] = i;
+            continue;
+        }
+        if (!(reg_bit(sb->reg[i]) & bits) || (sb->kind[i] & SBK_READ) != rd)
+            continue;
+        for (int k = 0; k < nreg; k++)
+            if (sb->reg[i] == regs[k] && !found[k]) {
+                found[k] = 1;
+                if (ready > sb->ready[i]) {
+                    sb->ready[i] = ready;
+                    sb->kind[i] = (uint8_t)kind;
+                }
+            }
+    }
+    int fi = 0;
+    for (int k = 0; k < nreg; k++) {
+        uint16_t reg = regs[k];
+        if (found[k] || !reg_real(reg))
+            continue;
+        int dup = 0; /* the same register earlier in this batch: already there */
+        for (int j = 0; j < k && !dup; j++)
+            dup = regs[j] == reg;
+        if (dup)
+            continue;
+        int e;
+        if (fi < nf) {
+            e = freeslot[fi++];
+        } else {
+            if (sb->n >= SB_MAX)
+                continue; /* sb_check made room before issue; cannot happen */
+            e = sb->n++;
+        }
+        sb->ready[e] = ready;
+        sb->mask |= reg_bit(reg);
+        sb->reg[e] = reg;
+        sb->kind[e] = (uint8_t)kind;
+    }
+    /* Trim expired entries at the end so scans stay short. */
+    while (sb->n > 0 && sb->ready[sb->n - 1] <= t)
+        sb->n--;
 }
 
 void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t)

@@ -39,18 +39,6 @@ static int pipe_of(const struct tr_inst *in)
     return in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
 }
 
-/* Population count without relying on the POPCNT instruction (the default
- * x86-64 target lacks it and gcc would call a library routine). */
-static int pop32(uint32_t x)
-{
-    if (x == 0xffffffffu)
-        return 32;
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
-    return (int)((x * 0x01010101u) >> 24);
-}
-
 /* Stall reason when the instruction's pipe is still busy: LSU instructions
  * back up into their queue (MIO or LG), math pipes report math_pipe_throttle. */
 static int pipe_busy_state(const struct eng_warp *w)
@@ -72,38 +60,51 @@ static uint64_t pipe_ready(const struct arch *a, const struct eng_smsp *sp,
     return eng_fma_ready(sp->pipe_free[PIPE_FMA], sp->heavy_free, w->ni->fma_path);
 }
 
+/* Conditions 1-3 (drain / barrier, fetch, dependencies) and MEMBAR for w's
+ * next instruction: WS_SELECTED when they hold, else the stall state with
+ * *until.  They only relax as t grows while ni stays the same, so once they
+ * hold the caller remembers it in w->ok until the next issue. */
+static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
+{
+    if (w->finished) {
+        *until = w->npend ? ENG_PEND : w->store_done;
+        return WS_DRAIN;
+    }
+    if (t < w->bar_until) {
+        *until = w->bar_until;
+        return WS_BARRIER;
+    }
+    if (t < w->fetch_ready) {
+        *until = w->fetch_ready;
+        return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
+    }
+    const struct tr_inst *in = w->ni;
+    int st;
+    if (sb_check(&w->sb, in, &w->sig, t, until, &st))
+        return st;
+    if (in->kind == TR_K_MEMBAR) {
+        uint64_t md = w->npend ? ENG_PEND : w->mem_done;
+        if (t < md) {
+            *until = md;
+            return WS_MEMBAR;
+        }
+    }
+    return WS_SELECTED;
+}
+
 /* The four eligibility conditions in priority order (docs/model.md):
  * 1 drain / barrier, 2 instruction fetched, 3 dependencies, 4 execution
- * resource.  Returns WS_SELECTED for "eligible".  Conditions 1-3 (and
- * MEMBAR) only relax as t grows while ni stays the same, so once they hold
- * w->ok remembers it until the next issue. */
-static int eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
-                uint64_t *until)
+ * resource.  Returns WS_SELECTED for "eligible".  Inlined: the common call
+ * is a warp whose conditions 1-3 already hold (w->ok) re-checked against its
+ * pipe and queue, a few compares. */
+static inline __attribute__((always_inline)) int
+eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
+     uint64_t *until)
 {
     if (!w->ok) {
-        if (w->finished) {
-            *until = w->npend ? ENG_PEND : w->store_done;
-            return WS_DRAIN;
-        }
-        if (t < w->bar_until) {
-            *until = w->bar_until;
-            return WS_BARRIER;
-        }
-        if (t < w->fetch_ready) {
-            *until = w->fetch_ready;
-            return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
-        }
-        const struct tr_inst *in = w->ni;
-        int st;
-        if (sb_check(&w->sb, in, &w->sig, t, until, &st))
+        int st = eval_cond(w, t, until);
+        if (st != WS_SELECTED)
             return st;
-        if (in->kind == TR_K_MEMBAR) {
-            uint64_t md = w->npend ? ENG_PEND : w->mem_done;
-            if (t < md) {
-                *until = md;
-                return WS_MEMBAR;
-            }
-        }
         w->ok = 1;
     }
     uint64_t pf = pipe_ready(a, sp, w);
@@ -111,10 +112,8 @@ static int eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp
         *until = pf;
         return pipe_busy_state(w);
     }
-    if (w->queue == 1 && queue_busy(&sp->lg, t, until))
-        return WS_LG_THROTTLE;
-    if (w->queue == 2 && queue_busy(&sp->mio, t, until))
-        return WS_MIO_THROTTLE;
+    if (w->queue && queue_busy(w->queue == 1 ? &sp->lg : &sp->mio, t, until))
+        return w->queue == 1 ? WS_LG_THROTTLE : WS_MIO_THROTTLE;
     *until = t + 1;
     return WS_SELECTED;
 }
@@ -191,7 +190,7 @@ int dep_kind(int dep)
 
 static void fetch_next(struct eng_run *r, struct eng_warp *w)
 {
-    const struct tr_inst *in = r->k->ops->warp_next(r->k, &w->cur, &w->dyn);
+    const struct tr_inst *in = tr_next(r->k, &w->cur, &w->dyn);
     w->ni = in;
     w->ok = 0;
     if (in) {
@@ -230,7 +229,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     } else if (pc->issue_interval > 0) {
         sp->pipe_free[p] = t + (uint64_t)pc->issue_interval;
     }
-    sm->acc.thread_inst += (uint64_t)pop32(w->dyn.active_mask);
+    sm->acc.thread_inst += (uint64_t)eng_pop32(w->dyn.active_mask);
 
     int branch = 0;
     switch (in->kind) {
@@ -238,8 +237,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         int lat = in->latency >= 0 ? in->latency : pc->latency;
         int kind = in->dep != TR_DEP_PIPE ? dep_kind(in->dep)
                    : pc->dep == DEP_SHORT ? SBK_SHORT : SBK_WAIT;
-        for (int i = 0; i < in->ndst; i++)
-            sb_add(&w->sb, in->dst[i], t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
+        sb_add_n(&w->sb, in->dst, in->ndst, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
         break;
     }
     case TR_K_LOAD:
@@ -309,6 +307,8 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
             sp->active_since = t;
         if (sm->resident++ == 0)
             sm->active_since = t;
+        w->cur.nrun = 0; /* no run announced unless the reader's warp_begin sets one */
+        w->cur.run = NULL;
         if (r->k->ops->warp_begin(r->k, bs->block, (uint32_t)i, &w->cur) != 0) {
             char msg[512];
             if (r->k->error) /* the reader's "file:line:col: message" (trace.h) */
@@ -456,19 +456,43 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                 umin = u > t && u < umin ? u : umin;
             }
         }
+        /* The scheduler's choice for a single-issue SMSP is made while
+         * collecting the eligible warps (the same rule as pick()). */
+        int gto = a->policy == SCHED_GTO, last = sp->last;
+        int cand = -1, cfix = 0;
+        uint64_t cage = 0;
         for (int di = 0; di < nd; di++) {
             int ls = due[di];
             int slot = ls * sub + s;
             struct eng_warp *w = &sm->w[slot];
             uint64_t u;
-            if (!w->resident)
-                continue;
-            if (w->finished && !w->npend && t >= w->store_done) {
-                retire(r, smi, s, ls, t);
-                continue;
+            /* (w->ok implies a resident, unfinished warp: finish() clears it) */
+            if (!w->ok) {
+                if (!w->resident)
+                    continue;
+                if (w->finished && !w->npend && t >= w->store_done) {
+                    retire(r, smi, s, ls, t);
+                    continue;
+                }
             }
             int st = eval(a, sp, w, t, &u);
             if (st == WS_SELECTED) {
+                if (!cfix) {
+                    if (gto) { /* the last issued warp, else the oldest */
+                        if (ls == last) {
+                            cand = n;
+                            cfix = 1;
+                        } else if (cand < 0 || w->age < cage) {
+                            cand = n;
+                            cage = w->age;
+                        }
+                    } else if (ls > last) { /* LRR: the first after the last issued */
+                        cand = n;
+                        cfix = 1;
+                    } else if (cand < 0) {
+                        cand = n;
+                    }
+                }
                 elig[n] = ls;
                 taken[n] = 0;
                 n++;
@@ -492,24 +516,31 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         }
         ss->warps_eligible += (uint64_t)n;
         int issued = 0;
-        for (int k = 0; k < a->issue_width; k++) {
-            int i = pick(r, sm, sp, s, elig, taken, n);
-            if (i < 0)
-                break;
-            taken[i] = 1;
-            int slot = elig[i] * sub + s;
-            struct eng_warp *w = &sm->w[slot];
-            uint64_t u;
-            /* A second issue in the same cycle may find the pipe or queue
-             * taken by the first; the warp then stays not_selected. */
-            if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
-                taken[i] = 2;
-                continue;
+        if (a->issue_width == 1) {
+            taken[cand] = 3;
+            issue(r, sm, sp, &sm->w[elig[cand] * sub + s], elig[cand] * sub + s, t);
+            sp->last = elig[cand];
+            issued = 1;
+        } else {
+            for (int k = 0; k < a->issue_width; k++) {
+                int i = pick(r, sm, sp, s, elig, taken, n);
+                if (i < 0)
+                    break;
+                taken[i] = 1;
+                int slot = elig[i] * sub + s;
+                struct eng_warp *w = &sm->w[slot];
+                uint64_t u;
+                /* A second issue in the same cycle may find the pipe or queue
+                 * taken by the first; the warp then stays not_selected. */
+                if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
+                    taken[i] = 2;
+                    continue;
+                }
+                taken[i] = 3;
+                issue(r, sm, sp, w, slot, t);
+                sp->last = elig[i];
+                issued++;
             }
-            taken[i] = 3;
-            issue(r, sm, sp, w, slot, t);
-            sp->last = elig[i];
-            issued++;
         }
         for (int i = 0; i < n; i++) {
             int ls = elig[i];

@@ -85,6 +85,9 @@ struct tr_inst {
     char opcode[24];       /* opcode with modifiers, NUL-terminated                 */
     uint8_t dep;           /* enum tr_dep: how a consumer waits for the result      */
     uint8_t fma_path;      /* enum tr_fma_path: which FMA datapath(s) (pipe fma only) */
+    uint8_t sealed;        /* 1: dmask/smask hold the registers (tr_inst_seal)      */
+    uint64_t dmask;        /* bit (r % 64) of every destination register r          */
+    uint64_t smask;        /* bit (r % 64) of every source register r               */
 };
 
 /* Datapaths of the fma pipe an instruction may use when the arch splits it
@@ -121,6 +124,9 @@ struct tr_cursor {
     uint32_t left[TR_MAX_DEPTH];  /* remaining trips per open loop               */
     uint64_t seq;                 /* instructions returned so far                */
     void *state;                  /* reader-owned per-warp state, or NULL         */
+    const struct tr_inst *run;    /* reader's promise (tr_next): the next nrun     */
+    uint32_t nrun;                /* instructions are run[0..nrun), one pc each,
+                                     static mask, no addresses; 0: ask warp_next  */
 };
 
 struct trace_kernel;
@@ -166,6 +172,32 @@ struct trace_file {
  * returns NULL and writes one line "file:line:col: message" into err. */
 struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX]);
 void trace_close(struct trace_file *t);
+
+/* Fill in->dmask/smask from dst/src and set in->sealed.  Readers call it
+ * once a static instruction's registers are final, so the engine does not
+ * recompute the masks at every fetch (an unsealed instruction still works:
+ * the engine then computes them itself). */
+void tr_inst_seal(struct tr_inst *in);
+
+/* The next instruction of a warp: ops->warp_next, except inside a
+ * straight-line run the reader announced in the cursor (native traces: the
+ * instructions up to the next loop or condition), which costs a few loads
+ * instead of a call.  Same results as calling warp_next. */
+static inline const struct tr_inst *tr_next(struct trace_kernel *k, struct tr_cursor *c,
+                                            struct tr_dyn *dyn)
+{
+    if (c->nrun) {
+        const struct tr_inst *in = c->run++;
+        c->nrun--;
+        c->pc++;
+        c->seq++;
+        dyn->active_mask = in->active;
+        dyn->naddr = 0;
+        dyn->addr = NULL;
+        return in;
+    }
+    return k->ops->warp_next(k, c, dyn);
+}
 
 /* Warps per block of a launch: ceil(threads / 32). */
 uint32_t tr_warps_per_block(const struct tr_launch *l);

@@ -565,6 +565,7 @@ static void make_static(struct as_static *s, const struct as_line *pl, uint64_t 
         in->pattern = TR_PAT_ADDRESSES;
         s->has_addr = 1;
     }
+    tr_inst_seal(in); /* registers final: the engine reads the masks */
 }
 
 uint32_t as_intern(struct as_kernel *k, const struct as_line *pl, uint64_t ln)

@@ -959,6 +959,10 @@ static int finish_kernel(struct fctx *f, size_t at)
     struct tr_inst *in = &pg->insts[last->arg];
     last->flags |= NT_F_EXIT;
     in->kind = TR_K_EXIT; /* a guarded final EXIT still ends the warp */
+    for (uint32_t i = 0; i < pg->ninsts; i++)
+        tr_inst_seal(&pg->insts[i]);
+    if (nt_prog_runs(pg))
+        return ERR(f, 0, "out of memory");
     if (f->barriers_given && l->barriers == 0 && f->has_bar)
         return perr(f, f->bar_line, f->bar_col, "barriers=0 but kernel '%s' executes BAR",
                     l->name);

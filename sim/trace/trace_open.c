@@ -108,6 +108,18 @@ void trace_close(struct trace_file *t)
     free(t);
 }
 
+void tr_inst_seal(struct tr_inst *in)
+{
+    uint64_t dm = 0, sm = 0;
+    for (int d = 0; d < in->ndst && d < TR_MAX_DST; d++)
+        dm |= UINT64_C(1) << (in->dst[d] & 63);
+    for (int s = 0; s < in->nsrc && s < TR_MAX_SRC; s++)
+        sm |= UINT64_C(1) << (in->src[s] & 63);
+    in->dmask = dm;
+    in->smask = sm;
+    in->sealed = 1;
+}
+
 uint32_t tr_warps_per_block(const struct tr_launch *l)
 {
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];

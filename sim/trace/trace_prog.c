@@ -113,6 +113,8 @@ static int nt_warp_begin(struct trace_kernel *k, uint32_t block, uint32_t warp,
         c->left[i] = 0;
     c->seq = 0;
     c->state = NULL;
+    c->run = NULL;
+    c->nrun = 0;
     return 0;
 }
 
@@ -127,6 +129,8 @@ static const struct tr_inst *nt_warp_next(struct trace_kernel *k, struct tr_curs
         switch (op->type) {
         case NT_INST: {
             const struct tr_inst *in = &p->insts[op->arg];
+            c->nrun = (p->run && !(op->flags & NT_F_EXIT)) ? p->run[c->pc] : 0;
+            c->run = in + 1;
             c->pc = (op->flags & NT_F_EXIT) ? p->nops : c->pc + 1;
             c->seq++;
             if (dyn) {
@@ -181,10 +185,36 @@ void nt_prog_free(struct nt_prog *p)
     if (!p)
         return;
     free(p->ops);
+    free(p->run);
     free(p->insts);
     free(p->code);
     free(p->exprs);
     free(p);
+}
+
+static int nt_plain(const struct nt_op *op)
+{
+    return op->type == NT_INST && !(op->flags & NT_F_EXIT);
+}
+
+int nt_prog_runs(struct nt_prog *p)
+{
+    free(p->run);
+    p->run = NULL;
+    if (p->nops == 0)
+        return 0;
+    p->run = malloc((size_t)p->nops * sizeof *p->run);
+    if (!p->run)
+        return -1;
+    /* backwards: run[i] = 1 + run[i + 1] when op i + 1 is a plain
+     * instruction whose inst follows op i's in insts[] */
+    p->run[p->nops - 1] = 0;
+    for (uint32_t i = p->nops - 1; i-- > 0;) {
+        const struct nt_op *a = &p->ops[i], *b = &p->ops[i + 1];
+        p->run[i] = a->type == NT_INST && nt_plain(b) && b->arg == a->arg + 1
+                        ? 1 + (nt_plain(b) ? p->run[i + 1] : 0) : 0;
+    }
+    return 0;
 }
 
 static void nt_destroy(struct trace_kernel *k)

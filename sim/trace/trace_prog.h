@@ -58,6 +58,9 @@ struct nt_prog {
     uint32_t ncode;           /* entries in code                              */
     struct nt_expr *exprs;    /* dynamic expressions                          */
     uint32_t nexprs;          /* entries in exprs                             */
+    uint32_t *run;            /* [nops] plain instructions that follow op i
+                                 straight (consecutive ops and insts, no EXIT
+                                 flag): tr_next's run; NULL: none computed     */
     int dynamic;              /* 1 if some control depends on block or warp   */
     uint64_t blocks;          /* blocks in the grid                           */
     uint32_t warps;           /* warps per block                              */
@@ -76,5 +79,8 @@ uint64_t nt_count_range(const struct nt_prog *p, uint32_t from, uint32_t to,
                         const struct tr_expr_env *env, int *exited);
 
 void nt_prog_free(struct nt_prog *p);
+
+/* Compute p->run (after the program is final).  0, or -1 out of memory. */
+int nt_prog_runs(struct nt_prog *p);
 
 #endif
