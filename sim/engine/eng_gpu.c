@@ -169,6 +169,7 @@ static int alloc_run(struct eng_run *r)
         for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];
             sp->last = -1;
+            sp->solo = -1;
             sp->nls = (nslots - s + sub - 1) / sub;
             sp->ss = &r->st->smsp[(size_t)i * (size_t)sub + (size_t)s];
             sp->until = malloc((size_t)(sp->nls > 0 ? sp->nls : 1) * sizeof *sp->until);

@@ -91,6 +91,10 @@ struct eng_smsp {
     uint64_t *until;       /* [slots_per_smsp] cached state valid for t < until;
                               ENG_NEVER for an empty slot (hot: scanned each step) */
     uint64_t umin;         /* <= min(until[]): the SMSP needs no look before it      */
+    int solo;              /* local slot of the only warp eligible at the last step
+                              that had one, -1 otherwise                          */
+    uint64_t uother;       /* with solo: <= min(until[]) of every other slot, so
+                              while t < uother only solo can be due (no scan)     */
     struct stats_smsp *ss; /* this SMSP's counters                                  */
     uint64_t active_since; /* cycle the SMSP went from 0 to 1 resident warps        */
     int resident;          /* resident warps                                        */

@@ -156,6 +156,8 @@ static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
                 *u = t + 1;
             if (sp->umin > t + 1)
                 sp->umin = t + 1;
+            if (sp->uother > t + 1)
+                sp->uother = t + 1;
         }
     }
     sm->bs[b].arrived = 0;
@@ -293,6 +295,8 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
         sp->until[slot / sub] = t;
         if (sp->umin > t)
             sp->umin = t;
+        if (sp->uother > t)
+            sp->uother = t;
         if (sp->hi <= slot / sub)
             sp->hi = slot / sub + 1;
         w->resident = 1;
@@ -448,6 +452,16 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
             for (int ls = 0; ls < nls; ls++)
                 due[ls] = ls;
             nd = nls;
+        } else if (sp->solo >= 0 && t < sp->uother) {
+            /* Only the warp that issued alone last time can be due: the
+             * others' earliest until is sp->uother (a bound every outside
+             * write lowers), so no scan.  (A warp issuing a burst while the
+             * rest wait on memory is the common memory-bound step.) */
+            due[0] = sp->solo;
+            nd = until[sp->solo] <= t;
+            umin = sp->uother;
+            if (!nd && until[sp->solo] < umin)
+                umin = until[sp->solo];
         } else {
             for (int ls = 0; ls < nls; ls++) {
                 uint64_t u = until[ls];
@@ -509,12 +523,18 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                 umin = u;
         }
         if (n == 0) {
+            sp->solo = -1;
             sp->umin = umin;
             if (umin < next)
                 next = umin;
             continue;
         }
         ss->warps_eligible += (uint64_t)n;
+        /* umin is now the earliest until of every warp but the eligible
+         * ones; with one eligible warp, that bounds the others next cycle
+         * (bar_release during the issue below lowers it further). */
+        sp->solo = n == 1 ? elig[0] : -1;
+        sp->uother = umin;
         int issued = 0;
         if (a->issue_width == 1) {
             taken[cand] = 3;
@@ -609,6 +629,8 @@ void sm_settle(struct eng_run *r, int smi)
         sp->until[ls] = u;
         if (u < sp->umin)
             sp->umin = u;
+        if (u < sp->uother)
+            sp->uother = u;
         if (u < next)
             next = u;
     }
