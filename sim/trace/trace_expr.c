@@ -5,6 +5,10 @@
  * does not mention block, warp, bx, by or bz ends as a single literal.
  * Evaluation walks the code with a fixed stack of TR_EXPR_MAX entries (code
  * length bounds stack depth), so it cannot overflow and never allocates.
+ * Parsing recurses per parenthesis, min/max argument, conditional and prefix
+ * operator, which emit no code of their own ("((((1))))", "- - - 1"), so
+ * their nesting is capped separately (NEST_MAX): found by fuzzing, a few
+ * thousand '(' in one line overflowed the C stack.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -160,7 +164,13 @@ struct ps {
     char *msg;                      /* error message buffer                   */
     size_t msgsz;                   /* its size                               */
     size_t errpos;                  /* error position                         */
+    int depth;                      /* nesting of ( ?: min max and prefix ops */
 };
+
+/* Deepest nesting of parentheses, conditionals, min/max and prefix
+ * operators: far beyond any expression whose code fits TR_EXPR_MAX
+ * operations, and a few kB of C stack. */
+enum { NEST_MAX = 64 };
 
 static int fail(struct ps *p, size_t at, const char *m)
 {
@@ -205,6 +215,18 @@ static int binop(struct ps *p, int op, int a, int b, size_t oppos)
 }
 
 static int parse_ternary(struct ps *p);
+
+/* Enter one nesting level at s[at], or fail when that is too deep. */
+static int nest(struct ps *p, size_t at)
+{
+    if (p->depth >= NEST_MAX) {
+        char m[64];
+        snprintf(m, sizeof m, "expression nested deeper than %d levels", NEST_MAX);
+        return fail(p, at, m);
+    }
+    p->depth++;
+    return 0;
+}
 
 static int accept(struct ps *p, const char *tok)
 {
@@ -300,9 +322,13 @@ static int parse_unary(struct ps *p)
     int op = c == '-' ? OP_NEG : c == '!' ? OP_NOT : c == '~' ? OP_BNOT : c == '+' ? -1 : -2;
     if (op == -2)
         return parse_primary(p);
+    if (nest(p, p->pos))
+        return -1;
     p->pos++;
     int a = p->e->n;
-    if (parse_unary(p))
+    int r = parse_unary(p);
+    p->depth--;
+    if (r)
         return -1;
     if (op == -1)
         return 0;
@@ -373,7 +399,18 @@ static int parse_level(struct ps *p, int lv)
     }
 }
 
+static int ternary(struct ps *p);
+
 static int parse_ternary(struct ps *p)
+{
+    if (nest(p, p->pos))
+        return -1;
+    int r = ternary(p);
+    p->depth--;
+    return r;
+}
+
+static int ternary(struct ps *p)
 {
     int a = p->e->n;
     if (parse_level(p, (int)(sizeof levels / sizeof levels[0]) - 1))
@@ -404,7 +441,7 @@ static int parse_ternary(struct ps *p)
 int tr_expr_parse(const char *s, size_t *pos, const struct tr_expr_launch *l,
                   struct tr_expr *out, char *msg, size_t msgsz, size_t *errpos)
 {
-    struct ps p = {s, *pos, l, out, msg, msgsz, 0};
+    struct ps p = {s, *pos, l, out, msg, msgsz, 0, 0};
     out->n = 0;
     if (parse_ternary(&p)) {
         *errpos = p.errpos;

@@ -1183,33 +1183,22 @@ static int parse_file(struct gctx *g, const char *path, FILE *fp)
     return rc;
 }
 
-int trace_native_open(const char *path, struct trace_file *out, char err[TRACE_ERR_MAX])
+/* Parse the open stream fp as the top-level file `path`, whose identity
+ * (dev, ino) starts the include-cycle check; closes fp. */
+static int open_stream(const char *path, FILE *fp, dev_t dev, ino_t ino, struct trace_file *out,
+                       char err[TRACE_ERR_MAX])
 {
     struct gctx *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, TRACE_ERR_MAX, "%s: out of memory", path);
+        fclose(fp);
         return -1;
     }
     g->tf = out;
     g->kcap = out->nkernels;
     g->err = err;
-    FILE *fp = fopen(path, "r");
-    struct stat st;
-    if (!fp || fstat(fileno(fp), &st)) {
-        snprintf(err, TRACE_ERR_MAX, "%s: cannot open: %s", path, strerror(errno));
-        if (fp)
-            fclose(fp);
-        free(g);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, TRACE_ERR_MAX, "%s: cannot open: %s", path, strerror(EISDIR));
-        fclose(fp);
-        free(g);
-        return -1;
-    }
-    g->dev[0] = st.st_dev;
-    g->ino[0] = st.st_ino;
+    g->dev[0] = dev;
+    g->ino[0] = ino;
     g->depth = 1;
     int rc = parse_file(g, path, fp);
     fclose(fp);
@@ -1219,6 +1208,38 @@ int trace_native_open(const char *path, struct trace_file *out, char err[TRACE_E
     }
     free(g);
     return rc;
+}
+
+int trace_native_open(const char *path, struct trace_file *out, char err[TRACE_ERR_MAX])
+{
+    FILE *fp = fopen(path, "r");
+    struct stat st;
+    if (!fp || fstat(fileno(fp), &st)) {
+        snprintf(err, TRACE_ERR_MAX, "%s: cannot open: %s", path, strerror(errno));
+        if (fp)
+            fclose(fp);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, TRACE_ERR_MAX, "%s: cannot open: %s", path, strerror(EISDIR));
+        fclose(fp);
+        return -1;
+    }
+    return open_stream(path, fp, st.st_dev, st.st_ino, out, err);
+}
+
+int trace_native_open_mem(const char *path, const char *text, size_t len, struct trace_file *out,
+                          char err[TRACE_ERR_MAX])
+{
+    /* fmemopen() of 0 bytes is allowed since glibc 2.22; it reads as empty */
+    FILE *fp = fmemopen((void *)text, len, "r");
+    if (!fp) {
+        snprintf(err, TRACE_ERR_MAX, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    /* no file: (0, 0) is no real file's identity, so only includes enter the
+     * cycle check */
+    return open_stream(path, fp, 0, 0, out, err);
 }
 
 int tr_native_stats(const struct trace_kernel *k, struct tr_native_stats *st)

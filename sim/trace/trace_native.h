@@ -16,6 +16,10 @@ enum { TR_NATIVE_MAX_INCLUDE = 16, TR_NATIVE_MAX_NEST = 64 };
  * caller initialised; on error the kernels already appended stay in *out for
  * the caller to free).  Returns 0, or -1 with "file:line:col: message" in err. */
 int trace_native_open(const char *path, struct trace_file *out, char err[TRACE_ERR_MAX]);
+/* The same for text[0..len) held in memory (the fuzz harness): `path` names
+ * it in messages and includes resolve next to it, as for a file there. */
+int trace_native_open_mem(const char *path, const char *text, size_t len, struct trace_file *out,
+                          char err[TRACE_ERR_MAX]);
 
 /* Static size of a native kernel: what the reader keeps in memory. */
 struct tr_native_stats {

@@ -1,9 +1,11 @@
 /* fuzz_accelsim.c — fuzz target for the Accel-Sim .traceg kernel reader.
  *
- * The input is written to a file named input.traceg and opened with
- * trace_accelsim_open() (headers only); thread blocks are parsed when a warp
- * begins, so a bounded sample of warps is walked afterwards.  Unknown-opcode
- * warnings go to /dev/null.
+ * The reader takes a path, so the input is written to <scratch dir>/
+ * input.traceg (fuzz_util.h: one directory per process, one open + write +
+ * close per input) and opened with trace_accelsim_open() (headers only);
+ * thread blocks are parsed when a warp begins, so a bounded sample of warps
+ * is walked afterwards.  Unknown-opcode warnings go to /dev/null, opened
+ * once per process.  Only the public API of trace_accelsim.h is used.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,11 +16,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[512];
+    static char path[512];
+    static FILE *warn;
+    if (!warn) {
+        warn = fopen("/dev/null", "w");
+        if (!warn)
+            abort();
+    }
     fz_write_file("input.traceg", data, size, path, sizeof path);
     struct trace_file *t = calloc(1, sizeof *t);
-    FILE *warn = fopen("/dev/null", "w");
-    if (!t || !warn)
+    if (!t)
         abort();
     char err[TRACE_ERR_MAX];
     if (trace_accelsim_open(path, warn, t, err))
@@ -26,6 +33,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         fz_walk(t, 20000);
     trace_close(t);
-    fclose(warn);
     return 0;
 }

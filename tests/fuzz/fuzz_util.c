@@ -1,7 +1,9 @@
 /* fuzz_util.c — helpers shared by the fuzz harnesses (see fuzz_util.h).
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +12,71 @@
 #include "arch/arch.h"
 #include "fuzz_util.h"
 
+/* Remove path: a file, or a directory with everything below it. */
+static void rm_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+                continue;
+            char sub[512];
+            snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+            rm_tree(sub);
+        }
+        closedir(d);
+    }
+    remove(path);
+}
+
+static char scratch[256]; /* fz_dir(), "" until created */
+
+/* atexit: remove the scratch directory and what the harnesses wrote there */
+static void rm_scratch(void)
+{
+    rm_tree(scratch);
+}
+
+const char *fz_dir(void)
+{
+    /* created once per process: a mkdir() per execution costs more than the
+     * parse of a small input */
+    char *dir = scratch;
+    if (!dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || !*tmp)
+            tmp = "/tmp";
+        snprintf(dir, sizeof scratch, "%s/smsim-fuzz-%ld", tmp, (long)getpid());
+        if (mkdir(dir, 0700) && errno != EEXIST) {
+            perror(dir);
+            abort();
+        }
+        atexit(rm_scratch);
+    }
+    return dir;
+}
+
 const char *fz_write_file(const char *name, const uint8_t *data, size_t size,
                           char *path, size_t cap)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    char dir[256];
-    snprintf(dir, sizeof dir, "%s/smsim-fuzz-%ld", tmp, (long)getpid());
-    if (mkdir(dir, 0700) && errno != EEXIST) {
-        perror(dir);
+    snprintf(path, cap, "%s/%s", fz_dir(), name);
+    /* open + one write + close: no stdio buffer, no fsync */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        perror(path);
         abort();
     }
-    snprintf(path, cap, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp || (size && fwrite(data, 1, size, fp) != size) || fclose(fp)) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0) {
+            perror(path);
+            abort();
+        }
+        done += (size_t)w;
+    }
+    if (close(fd)) {
         perror(path);
         abort();
     }

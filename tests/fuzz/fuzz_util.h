@@ -18,9 +18,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Write data to a fresh file named <tmpdir>/<per-process dir>/<name> and
- * return its path (static storage of the caller's buffer `path`, cap bytes).
- * Aborts if the file cannot be written (an environment problem, not a bug). */
+/* The per-process scratch directory <tmpdir>/smsim-fuzz-<pid> (TMPDIR or
+ * /tmp), created on the first call and removed with its contents at exit.
+ * Aborts if it cannot be created. */
+const char *fz_dir(void);
+
+/* Write data to <fz_dir()>/<name> (created or truncated: one open, one
+ * write, one close, no fsync) and return its path, formatted into the
+ * caller's buffer `path` of cap bytes.  Aborts if the file cannot be
+ * written (an environment problem, not a bug). */
 const char *fz_write_file(const char *name, const uint8_t *data, size_t size,
                           char *path, size_t cap);
 
