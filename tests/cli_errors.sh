@@ -58,6 +58,7 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $TR/err_missing_field.trace | .*err_missing_field\.trace:1:1: kernel 'k': missing header field 'block' | a required kernel header field is absent
 --config $C $TR/err_unterminated_kernel.trace | .*err_unterminated_kernel\.trace:1:1: unterminated kernel 'k' .* | a kernel without its closing `}`
 --config $C $TR/err_expr_div0.trace | .*err_expr_div0\.trace:2:14: division by zero | an expression that divides by zero
+--config $C $TR/err_expr_nest.trace | .*err_expr_nest\.trace:2:72: expression nested deeper than 64 levels | parentheses, prefix operators or min/max arguments nested more than 64 deep
 --config $C $TR/err_include_missing.trace | .*err_include_missing\.trace:1:9: cannot open include "no_such_file\.trace": .* | an include that cannot be opened
 ## Accel-Sim trace (docs/accelsim.md)
 --config $C $E/bad_version.traceg | .*bad_version\.traceg:12:[0-9]+: -accelsim tracer version '9' is not supported \(3, 4 or 5\) | an unsupported tracer version in the header
