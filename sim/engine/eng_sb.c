@@ -122,6 +122,28 @@ int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_s
     return 0;
 }
 
+/* Record reg in slot e (a free slot, or -1: append; full: dropped, which
+ * cannot happen because sb_check made room before the issue). */
+static void sb_put(struct eng_sb *sb, int e, uint16_t reg, uint64_t ready, int kind)
+{
+    if (e < 0) {
+        if (sb->n >= SB_MAX)
+            return;
+        e = sb->n++;
+    }
+    sb->ready[e] = ready;
+    sb->mask |= reg_bit(reg);
+    sb->reg[e] = reg;
+    sb->kind[e] = (uint8_t)kind;
+}
+
+/* Trim expired entries at the end so scans stay short. */
+static void sb_trim(struct eng_sb *sb, uint64_t t)
+{
+    while (sb->n > 0 && sb->ready[sb->n - 1] <= t)
+        sb->n--;
+}
+
 /* sb_add of regs[0..nreg) in turn, in one pass over the table.  The result
  * is exactly that of the calls one by one: each register first looks for a
  * live entry of its own (same register, same READ class) and keeps the later
@@ -171,22 +193,9 @@ void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready,
             dup = regs[j] == reg;
         if (dup)
             continue;
-        int e;
-        if (fi < nf) {
-            e = freeslot[fi++];
-        } else {
-            if (sb->n >= SB_MAX)
-                continue; /* sb_check made room before issue; cannot happen */
-            e = sb->n++;
-        }
-        sb->ready[e] = ready;
-        sb->mask |= reg_bit(reg);
-        sb->reg[e] = reg;
-        sb->kind[e] = (uint8_t)kind;
+        sb_put(sb, fi < nf ? freeslot[fi++] : -1, reg, ready, kind);
     }
-    /* Trim expired entries at the end so scans stay short. */
-    while (sb->n > 0 && sb->ready[sb->n - 1] <= t)
-        sb->n--;
+    sb_trim(sb, t);
 }
 
 void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t)
@@ -209,16 +218,6 @@ void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t 
             return;
         }
     }
-    if (empty < 0) {
-        if (sb->n >= SB_MAX)
-            return; /* sb_check made room before issue; cannot happen */
-        empty = sb->n++;
-    }
-    sb->ready[empty] = ready;
-    sb->mask |= reg_bit(reg);
-    sb->reg[empty] = reg;
-    sb->kind[empty] = (uint8_t)kind;
-    /* Trim expired entries at the end so scans stay short. */
-    while (sb->n > 0 && sb->ready[sb->n - 1] <= t)
-        sb->n--;
+    sb_put(sb, empty, reg, ready, kind);
+    sb_trim(sb, t);
 }
