@@ -535,6 +535,7 @@ static void test_error_lines(void **state)
     struct trace_kernel *k = t->kernels[0];
     struct tr_cursor c;
     assert_int_equal(k->ops->warp_begin(k, 2, 0, &c), 0); /* warp 0 is fine */
+    k->ops->warp_end(k, &c);
     assert_int_not_equal(k->ops->warp_begin(k, 2, 1, &c), 0);
     char want[TRACE_ERR_MAX];
     snprintf(want, sizeof want, "%s:%llu:35: base address must be hex, got '0x1z'", path,
