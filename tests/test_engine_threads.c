@@ -13,36 +13,8 @@
 
 /* A reader without tu_next's call counter: with threads the engine calls it
  * concurrently on distinct cursors, so it must not write shared state. */
-static const struct tr_inst *pure_next(struct trace_kernel *k, struct tr_cursor *c,
-                                       struct tr_dyn *dyn)
-{
-    struct tu_kernel *t = (struct tu_kernel *)k->impl;
-    const struct tr_inst *in;
-    if (c->left[1])
-        return NULL;
-    if ((int)c->depth >= t->nseg) {
-        c->left[1] = 1;
-        in = &t->exit_inst;
-    } else {
-        const struct tu_seg *s = &t->seg[c->depth];
-        in = &s->body[c->pc++];
-        if ((int)c->pc == s->n) {
-            c->pc = 0;
-            c->left[0]--;
-            tu_skip_empty(t, c);
-        }
-    }
-    c->seq++;
-    if (dyn) {
-        dyn->active_mask = in->active;
-        dyn->naddr = 0;
-        dyn->addr = NULL;
-    }
-    return in;
-}
-
 static const struct trace_ops pure_ops = {
-    .warp_begin = tu_begin, .warp_next = pure_next, .warp_end = NULL, .destroy = tu_destroy};
+    .warp_begin = tu_begin, .warp_next = tu_step, .warp_end = NULL, .destroy = tu_destroy};
 
 /* An observer that records nothing: attaching it selects the reference loop. */
 static void nop_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
@@ -225,7 +197,7 @@ static void rec_end(struct trace_kernel *k, struct tr_cursor *c)
 }
 
 static const struct trace_ops rec_ops = {
-    .warp_begin = rec_begin, .warp_next = pure_next, .warp_end = rec_end, .destroy = tu_destroy};
+    .warp_begin = rec_begin, .warp_next = tu_step, .warp_end = rec_end, .destroy = tu_destroy};
 
 static void reader_not_mt_safe_runs_on_one_thread(void **state)
 {

@@ -176,12 +176,13 @@ static inline int tu_begin(struct trace_kernel *k, uint32_t block, uint32_t warp
     return 0;
 }
 
-static inline const struct tr_inst *tu_next(struct trace_kernel *k, struct tr_cursor *c,
+/* The stream walk itself: a pure function of the cursor (no shared state),
+ * so the threads test can call it concurrently. */
+static inline const struct tr_inst *tu_step(struct trace_kernel *k, struct tr_cursor *c,
                                             struct tr_dyn *dyn)
 {
     struct tu_kernel *t = (struct tu_kernel *)k->impl;
     const struct tr_inst *in;
-    t->next_calls++;
     if (c->left[1])
         return NULL;
     if ((int)c->depth >= t->nseg) {
@@ -203,6 +204,13 @@ static inline const struct tr_inst *tu_next(struct trace_kernel *k, struct tr_cu
         dyn->addr = NULL;
     }
     return in;
+}
+
+static inline const struct tr_inst *tu_next(struct trace_kernel *k, struct tr_cursor *c,
+                                            struct tr_dyn *dyn)
+{
+    ((struct tu_kernel *)k->impl)->next_calls++;
+    return tu_step(k, c, dyn);
 }
 
 static inline void tu_destroy(struct trace_kernel *k)

@@ -245,7 +245,7 @@ void sb_reset(struct eng_sb *sb);
 void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
 /* Is inst blocked by pending registers at t?  Returns 0, or 1 with *until
  * (the cycle the blocking set clears) and *state (enum warp_state).  Only
- * call with a t no earlier than any earlier call's t since the last sb_add
+ * call with a t no earlier than any earlier call's t since the last sb_add_n
  * (it narrows sb->mask to the entries live at t). */
 int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
                   uint64_t t, uint64_t *until, int *state);
@@ -259,9 +259,9 @@ static inline int sb_check(struct eng_sb *sb, const struct tr_inst *in, const st
         return 0;
     return sb_check_scan(sb, in, g, t, until, state);
 }
-void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t);
-/* sb_add of each of regs[0..nreg) (nreg <= max(TR_MAX_DST, TR_MAX_SRC)) with
- * one scan of the table; the same table as the calls one by one. */
+/* Record regs[0..nreg) (nreg <= max(TR_MAX_DST, TR_MAX_SRC)) as pending
+ * until `ready` with kind SBK_*: one scan of the table; the same table as
+ * adding them one by one. */
 void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready, int kind,
               uint64_t t);
 

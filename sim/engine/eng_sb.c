@@ -144,6 +144,33 @@ static void sb_trim(struct eng_sb *sb, uint64_t t)
         sb->n--;
 }
 
+/* One register (sb_add_n with nreg == 1, its common case): same register
+ * and kind class keep the later time, else the first expired slot, else
+ * append. */
+static void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t)
+{
+    if (!reg_real(reg) || ready <= t)
+        return;
+    /* Same register and kind class: keep the later time. */
+    int empty = -1;
+    for (int i = 0; i < sb->n; i++) {
+        if (sb->ready[i] <= t) {
+            if (empty < 0)
+                empty = i;
+            continue;
+        }
+        if (sb->reg[i] == reg && (sb->kind[i] & SBK_READ) == (kind & SBK_READ)) {
+            if (ready > sb->ready[i]) {
+                sb->ready[i] = ready;
+                sb->kind[i] = (uint8_t)kind;
+            }
+            return;
+        }
+    }
+    sb_put(sb, empty, reg, ready, kind);
+    sb_trim(sb, t);
+}
+
 /* sb_add of regs[0..nreg) in turn, in one pass over the table.  The result
  * is exactly that of the calls one by one: each register first looks for a
  * live entry of its own (same register, same READ class) and keeps the later
@@ -195,29 +222,5 @@ void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready,
             continue;
         sb_put(sb, fi < nf ? freeslot[fi++] : -1, reg, ready, kind);
     }
-    sb_trim(sb, t);
-}
-
-void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t)
-{
-    if (!reg_real(reg) || ready <= t)
-        return;
-    /* Same register and kind class: keep the later time. */
-    int empty = -1;
-    for (int i = 0; i < sb->n; i++) {
-        if (sb->ready[i] <= t) {
-            if (empty < 0)
-                empty = i;
-            continue;
-        }
-        if (sb->reg[i] == reg && (sb->kind[i] & SBK_READ) == (kind & SBK_READ)) {
-            if (ready > sb->ready[i]) {
-                sb->ready[i] = ready;
-                sb->kind[i] = (uint8_t)kind;
-            }
-            return;
-        }
-    }
-    sb_put(sb, empty, reg, ready, kind);
     sb_trim(sb, t);
 }

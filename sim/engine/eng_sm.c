@@ -118,6 +118,17 @@ eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64
     return WS_SELECTED;
 }
 
+/* Local slot of an SMSP may be due at u (a write from outside the SMSP's own
+ * step: barrier release, block launch, epoch-end settle): lower the bounds
+ * that let steps skip the SMSP (umin) or its other warps (uother). */
+static void smsp_lower(struct eng_smsp *sp, uint64_t u)
+{
+    if (sp->umin > u)
+        sp->umin = u;
+    if (sp->uother > u)
+        sp->uother = u;
+}
+
 /* Close the warp's current state interval at t. */
 static void flush(const struct eng_run *r, struct stats_smsp *ss, int smi, int s, int ls,
                   struct eng_warp *w, uint64_t t)
@@ -154,10 +165,7 @@ static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
             uint64_t *u = &sp->until[slot / sub];
             if (*u > t + 1)
                 *u = t + 1;
-            if (sp->umin > t + 1)
-                sp->umin = t + 1;
-            if (sp->uother > t + 1)
-                sp->uother = t + 1;
+            smsp_lower(sp, t + 1);
         }
     }
     sm->bs[b].arrived = 0;
@@ -293,10 +301,7 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
         memset(w, 0, offsetof(struct eng_warp, sb));
         sb_reset(&w->sb);
         sp->until[slot / sub] = t;
-        if (sp->umin > t)
-            sp->umin = t;
-        if (sp->uother > t)
-            sp->uother = t;
+        smsp_lower(sp, t);
         if (sp->hi <= slot / sub)
             sp->hi = slot / sub + 1;
         w->resident = 1;
@@ -470,11 +475,6 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                 umin = u > t && u < umin ? u : umin;
             }
         }
-        /* The scheduler's choice for a single-issue SMSP is made while
-         * collecting the eligible warps (the same rule as pick()). */
-        int gto = a->policy == SCHED_GTO, last = sp->last;
-        int cand = -1, cfix = 0;
-        uint64_t cage = 0;
         for (int di = 0; di < nd; di++) {
             int ls = due[di];
             int slot = ls * sub + s;
@@ -491,22 +491,6 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
             }
             int st = eval(a, sp, w, t, &u);
             if (st == WS_SELECTED) {
-                if (!cfix) {
-                    if (gto) { /* the last issued warp, else the oldest */
-                        if (ls == last) {
-                            cand = n;
-                            cfix = 1;
-                        } else if (cand < 0 || w->age < cage) {
-                            cand = n;
-                            cage = w->age;
-                        }
-                    } else if (ls > last) { /* LRR: the first after the last issued */
-                        cand = n;
-                        cfix = 1;
-                    } else if (cand < 0) {
-                        cand = n;
-                    }
-                }
                 elig[n] = ls;
                 taken[n] = 0;
                 n++;
@@ -536,31 +520,24 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         sp->solo = n == 1 ? elig[0] : -1;
         sp->uother = umin;
         int issued = 0;
-        if (a->issue_width == 1) {
-            taken[cand] = 3;
-            issue(r, sm, sp, &sm->w[elig[cand] * sub + s], elig[cand] * sub + s, t);
-            sp->last = elig[cand];
-            issued = 1;
-        } else {
-            for (int k = 0; k < a->issue_width; k++) {
-                int i = pick(r, sm, sp, s, elig, taken, n);
-                if (i < 0)
-                    break;
-                taken[i] = 1;
-                int slot = elig[i] * sub + s;
-                struct eng_warp *w = &sm->w[slot];
-                uint64_t u;
-                /* A second issue in the same cycle may find the pipe or queue
-                 * taken by the first; the warp then stays not_selected. */
-                if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
-                    taken[i] = 2;
-                    continue;
-                }
-                taken[i] = 3;
-                issue(r, sm, sp, w, slot, t);
-                sp->last = elig[i];
-                issued++;
+        for (int k = 0; k < a->issue_width; k++) {
+            int i = pick(r, sm, sp, s, elig, taken, n);
+            if (i < 0)
+                break;
+            taken[i] = 1;
+            int slot = elig[i] * sub + s;
+            struct eng_warp *w = &sm->w[slot];
+            uint64_t u;
+            /* A second issue in the same cycle may find the pipe or queue
+             * taken by the first; the warp then stays not_selected. */
+            if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
+                taken[i] = 2;
+                continue;
             }
+            taken[i] = 3;
+            issue(r, sm, sp, w, slot, t);
+            sp->last = elig[i];
+            issued++;
         }
         for (int i = 0; i < n; i++) {
             int ls = elig[i];
@@ -627,10 +604,7 @@ void sm_settle(struct eng_run *r, int smi)
         int st = eval(r->a, sp, w, w->eval_t, &u);
         set_state(r, sp->ss, smi, s, ls, w, st, w->eval_t);
         sp->until[ls] = u;
-        if (u < sp->umin)
-            sp->umin = u;
-        if (u < sp->uother)
-            sp->uother = u;
+        smsp_lower(sp, u);
         if (u < next)
             next = u;
     }
