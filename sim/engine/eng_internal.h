@@ -34,12 +34,17 @@ struct eng_sb {
     uint8_t n;              /* entries in use (some may have expired)                */
 };
 
-/* Register signature of an instruction for sb_check: bit (reg % 64) of its
- * destinations and of its sources, and the entries it needs when it issues. */
+/* Register signature of an instruction for the scoreboard: its registers
+ * that create dependencies (tr_inst.rd/rs, trace.h), bit (reg % 64) of each,
+ * and the entries it needs when it issues. */
 struct sb_sig {
     uint64_t dmask;         /* destinations                                      */
     uint64_t smask;         /* sources                                           */
-    int need;               /* scoreboard entries its issue may add              */
+    const uint16_t *d;      /* distinct real destinations (nd)                   */
+    const uint16_t *s;      /* distinct real sources (ns)                        */
+    uint8_t nd, ns;         /* entries in d and s                                */
+    uint8_t need;           /* scoreboard entries its issue may add              */
+    uint16_t own[TR_MAX_DST + TR_MAX_SRC]; /* d and s of an unsealed instruction  */
 };
 
 /* One resident warp.  The fields eval() reads come first (one cache line);
@@ -247,23 +252,28 @@ void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
  * (the cycle the blocking set clears) and *state (enum warp_state).  Only
  * call with a t no earlier than any earlier call's t since the last sb_add_n
  * (it narrows sb->mask to the entries live at t). */
-int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
-                  uint64_t t, uint64_t *until, int *state);
+int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_t *until,
+                  int *state);
 /* An instruction none of whose registers has its bit in sb->mask matches no
  * entry, and with n + need entries at most the table cannot be full: the
  * common answer needs no scan (inlined into the eligibility check). */
-static inline int sb_check(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
-                           uint64_t t, uint64_t *until, int *state)
+static inline int sb_check(struct eng_sb *sb, const struct sb_sig *g, uint64_t t,
+                           uint64_t *until, int *state)
 {
     if (!(sb->mask & (g->dmask | g->smask)) && sb->n + g->need <= SB_MAX)
         return 0;
-    return sb_check_scan(sb, in, g, t, until, state);
+    return sb_check_scan(sb, g, t, until, state);
 }
-/* Record regs[0..nreg) (nreg <= max(TR_MAX_DST, TR_MAX_SRC)) as pending
- * until `ready` with kind SBK_*: one scan of the table; the same table as
- * adding them one by one. */
-void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready, int kind,
-              uint64_t t);
+/* At the issue at t of the instruction g describes, record its destinations
+ * as written at `ready` with kind SBK_* (not SBK_READ).  Only valid because
+ * sb_check passed for it: no destination has a live entry of either class,
+ * so each takes a free slot and none merges. */
+void sb_add_dst(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+                uint64_t t);
+/* Record the sources of g as read at `ready` (kind SBK_* | SBK_READ): a
+ * live read entry of the same register keeps the later time. */
+void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+                uint64_t t);
 
 /* eng_mem.c */
 void mem_init(struct eng_run *r);

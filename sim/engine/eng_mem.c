@@ -11,10 +11,11 @@
  * end in the epoch scheme (eng_par.c, mem_resolve), with the same result.
  *
  * Hit draws: where a footprint exceeds a capacity for a random pattern a
- * sector hits with probability capacity / footprint.  The draw is a hash of
- * (seed, warp, dynamic instruction, sector, level), not a stateful RNG, so it
- * does not depend on the order the engine happens to visit warps (the
- * skipping and no-skip runs draw the same numbers).
+ * sector hits with probability capacity / footprint.  The number of hits
+ * among an instruction's sectors is one binomial draw per level, from a hash
+ * of (seed, warp, dynamic instruction, level), not a stateful RNG, so it does
+ * not depend on the order the engine happens to visit warps (the skipping
+ * and no-skip runs draw the same numbers).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -195,20 +196,54 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* Of n sectors, how many hit with probability p (deterministic draws). */
+/* x^n by squaring: IEEE multiplications only, so every platform gets the
+ * same bits (pow() need not). */
+static double ipow(double x, int n)
+{
+    double r = 1.0;
+    while (n > 0) {
+        if (n & 1)
+            r *= x;
+        x *= x;
+        n >>= 1;
+    }
+    return r;
+}
+
+/* Of n sectors, how many hit, each independently with probability p: one
+ * draw from Binomial(n, p) by inverting its distribution function with one
+ * uniform number (the same distribution as n separate draws, at the cost of
+ * about n * min(p, 1 - p) steps instead of n hashes).  The uniform is a hash
+ * of key, so the count is a pure function of (key, n, p). */
 static int draw_hits(int n, double p, uint64_t key)
 {
     if (p >= 1.0)
         return n;
-    if (p <= 0.0)
+    if (p <= 0.0 || n <= 0)
         return 0;
-    int h = 0;
-    for (int j = 0; j < n; j++) {
-        uint64_t u = mix64(key + (uint64_t)j * 0xD1B54A32D192ED03ull);
-        if ((double)(u >> 11) * (1.0 / 9007199254740992.0) < p)
-            h++;
+    double u = (double)(mix64(key) >> 11) * (1.0 / 9007199254740992.0);
+    /* Count the rarer outcome (q <= 1/2) so P(0) = (1 - q)^n >= 2^-n stays
+     * a normal number for any n a warp can touch (mem_sectors <= 2^16 but
+     * (1/2)^n underflows past n = 1022: then draw sector by sector). */
+    int flip = p > 0.5;
+    double q = flip ? 1.0 - p : p;
+    double pmf = ipow(1.0 - q, n);
+    int k = 0;
+    if (pmf > 1e-300) {
+        double ratio = q / (1.0 - q);
+        double cdf = pmf;
+        while (u >= cdf && k < n) {
+            pmf *= ratio * (double)(n - k) / (double)(k + 1);
+            k++;
+            cdf += pmf;
+        }
+    } else {
+        for (int j = 0; j < n; j++) {
+            uint64_t v = mix64(key + (uint64_t)(j + 1) * 0xD1B54A32D192ED03ull);
+            k += (double)(v >> 11) * (1.0 / 9007199254740992.0) < q;
+        }
     }
-    return h;
+    return flip ? n - k : k;
 }
 
 static double dmax(double x, double y)
@@ -393,9 +428,9 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     if (in->dep != TR_DEP_PIPE)
         kind = dep_kind(in->dep); /* the opcode knows better than the space */
     if (!is_store)
-        sb_add_n(&w->sb, in->dst, in->ndst, ready, kind, t);
+        sb_add_dst(&w->sb, &w->sig, ready, kind, t);
     /* Sources are read when the request leaves its queue (WAR hold). */
-    sb_add_n(&w->sb, in->src, in->nsrc, sent, kind | SBK_READ, t);
+    sb_add_src(&w->sb, &w->sig, sent, kind | SBK_READ, t);
     if (ready >= ENG_PEND)
         return; /* mem_done and store_done take the answer in sm_settle */
     if (ready > w->mem_done)

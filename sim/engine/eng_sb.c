@@ -17,15 +17,6 @@ void sb_reset(struct eng_sb *sb)
     sb->mask = 0;
 }
 
-/* RZ, PT, URZ and "none" never create a dependency (trace.h). */
-static int reg_real(uint16_t r)
-{
-    if (r < 255) /* R0..R254: the common case, one compare */
-        return 1;
-    return r != 255 && r != TR_REG_P + 7 && r != TR_REG_UR + 63 && r != TR_REG_UP + 7 &&
-           r < TR_NREGS;
-}
-
 static const int kind_state[3] = {WS_WAIT, WS_SHORT_SCOREBOARD, WS_LONG_SCOREBOARD};
 
 static uint64_t reg_bit(uint16_t r)
@@ -33,25 +24,44 @@ static uint64_t reg_bit(uint16_t r)
     return UINT64_C(1) << (r & 63);
 }
 
-/* The masks may include RZ/PT/none (a false "maybe": sb_check then scans
- * and compares exactly); leaving them in keeps this branch-free. */
+/* Distinct real registers of r[0..n) into out (as tr_inst_seal does). */
+static uint8_t sig_regs(const uint16_t *r, int n, uint16_t *out, uint64_t *mask)
+{
+    int k = 0;
+    *mask = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = !tr_reg_real(r[i]);
+        for (int j = 0; j < k && !dup; j++)
+            dup = out[j] == r[i];
+        if (!dup) {
+            out[k++] = r[i];
+            *mask |= reg_bit(r[i]);
+        }
+    }
+    return (uint8_t)k;
+}
+
 void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
 {
-    if (in->sealed) { /* the reader computed the masks once (tr_inst_seal) */
+    if (in->sealed) { /* the reader computed the lists once (tr_inst_seal) */
         g->dmask = in->dmask;
         g->smask = in->smask;
+        g->d = in->rd;
+        g->s = in->rs;
+        g->nd = in->nrd;
+        g->ns = in->nrs;
     } else {
-        uint64_t dm = 0, sm = 0;
-        for (int d = 0; d < in->ndst; d++)
-            dm |= reg_bit(in->dst[d]);
-        for (int s = 0; s < in->nsrc; s++)
-            sm |= reg_bit(in->src[s]);
-        g->dmask = dm;
-        g->smask = sm;
+        g->nd = sig_regs(in->dst, in->ndst < TR_MAX_DST ? in->ndst : TR_MAX_DST, g->own,
+                         &g->dmask);
+        g->ns = sig_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
+                         g->own + TR_MAX_DST, &g->smask);
+        g->d = g->own;
+        g->s = g->own + TR_MAX_DST;
     }
-    g->need = in->ndst;
+    int need = in->ndst;
     if (in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC)
-        g->need += in->nsrc; /* memory instructions also hold their sources */
+        need += in->nsrc; /* memory instructions also hold their sources */
+    g->need = (uint8_t)need;
 }
 
 /* The binding entry is the one that clears last: while any of the matching
@@ -59,10 +69,13 @@ void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
  * reason keeps the state constant over the whole stall (so skipping to
  * `until` is exact).  Ties prefer the longer kind.
  *
+ * Entries hold only real registers, one live entry per (register, read or
+ * write), so matching against the instruction's distinct real registers
+ * (sb_sig) finds exactly the entries its full operand lists would.
  * (sb_check in eng_internal.h skips the scan when no register can match
  * and the table cannot be full.) */
-int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_sig *g,
-                  uint64_t t, uint64_t *until, int *state)
+int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_t *until,
+                  int *state)
 {
     uint64_t best = 0;
     int bkind = -1;
@@ -92,12 +105,12 @@ int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, const struct sb_s
         int hit = 0;
         /* Destinations: WAW against pending writes, WAR against pending reads. */
         if (bit & g->dmask)
-            for (int d = 0; d < in->ndst && !hit; d++)
-                hit = in->dst[d] == reg;
+            for (int d = 0; d < g->nd && !hit; d++)
+                hit = g->d[d] == reg;
         /* Sources: RAW against pending writes only. */
         if (!hit && (bit & g->smask) && !(sb->kind[i] & SBK_READ))
-            for (int s = 0; s < in->nsrc && !hit; s++)
-                hit = in->src[s] == reg;
+            for (int s = 0; s < g->ns && !hit; s++)
+                hit = g->s[s] == reg;
         if (!hit)
             continue;
         int k = sb->kind[i] & 3;
@@ -144,83 +157,61 @@ static void sb_trim(struct eng_sb *sb, uint64_t t)
         sb->n--;
 }
 
-/* One register (sb_add_n with nreg == 1, its common case): same register
- * and kind class keep the later time, else the first expired slot, else
- * append. */
-static void sb_add(struct eng_sb *sb, uint16_t reg, uint64_t ready, int kind, uint64_t t)
+/* The table rule both adds follow, register by register in operand order:
+ * a live entry of the same register and class keeps the later time, else the
+ * register takes the lowest expired slot, else it is appended; trailing
+ * expired entries are then trimmed.  Doing a whole operand list in one pass
+ * gives the same table (a register's trim only ever drops slots that a later
+ * append refills at the same index). */
+
+void sb_add_dst(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+                uint64_t t)
 {
-    if (!reg_real(reg) || ready <= t)
+    int nreg = g->nd;
+    if (ready <= t || nreg == 0)
         return;
-    /* Same register and kind class: keep the later time. */
-    int empty = -1;
-    for (int i = 0; i < sb->n; i++) {
-        if (sb->ready[i] <= t) {
-            if (empty < 0)
-                empty = i;
-            continue;
-        }
-        if (sb->reg[i] == reg && (sb->kind[i] & SBK_READ) == (kind & SBK_READ)) {
-            if (ready > sb->ready[i]) {
-                sb->ready[i] = ready;
-                sb->kind[i] = (uint8_t)kind;
-            }
-            return;
-        }
-    }
-    sb_put(sb, empty, reg, ready, kind);
+    /* No destination has a live entry (sb_add_dst's contract), so each takes
+     * the next expired slot: the scan stops once all have one. */
+    int k = 0;
+    for (int i = 0; i < sb->n && k < nreg; i++)
+        if (sb->ready[i] <= t)
+            sb_put(sb, i, g->d[k++], ready, kind);
+    for (; k < nreg; k++)
+        sb_put(sb, -1, g->d[k], ready, kind);
     sb_trim(sb, t);
 }
 
-/* sb_add of regs[0..nreg) in turn, in one pass over the table.  The result
- * is exactly that of the calls one by one: each register first looks for a
- * live entry of its own (same register, same READ class) and keeps the later
- * time, else takes the lowest expired slot left, else appends; trailing
- * expired entries are trimmed at the end (one call's trim only ever drops
- * slots that a later append refills at the same index). */
-void sb_add_n(struct eng_sb *sb, const uint16_t *regs, int nreg, uint64_t ready, int kind,
-              uint64_t t)
+void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+                uint64_t t)
 {
-    if (ready <= t || nreg <= 0)
+    int nreg = g->ns;
+    if (ready <= t || nreg == 0)
         return;
-    if (nreg == 1) {
-        sb_add(sb, regs[0], ready, kind, t);
-        return;
-    }
     int rd = kind & SBK_READ;
-    int found[TR_MAX_SRC > TR_MAX_DST ? TR_MAX_SRC : TR_MAX_DST] = {0};
-    int freeslot[TR_MAX_SRC > TR_MAX_DST ? TR_MAX_SRC : TR_MAX_DST];
+    unsigned found = 0;
+    int freeslot[TR_MAX_SRC];
     int nf = 0;
-    uint64_t bits = 0;
-    for (int k = 0; k < nreg; k++)
-        bits |= reg_bit(regs[k]);
     for (int i = 0; i < sb->n; i++) {
         if (sb->ready[i] <= t) {
             if (nf < nreg)
                 freeslot[nf++] = i;
             continue;
         }
-        if (!(reg_bit(sb->reg[i]) & bits) || (sb->kind[i] & SBK_READ) != rd)
+        if (!(reg_bit(sb->reg[i]) & g->smask) || (sb->kind[i] & SBK_READ) != rd)
             continue;
         for (int k = 0; k < nreg; k++)
-            if (sb->reg[i] == regs[k] && !found[k]) {
-                found[k] = 1;
+            if (sb->reg[i] == g->s[k]) {
+                found |= 1u << k;
                 if (ready > sb->ready[i]) {
                     sb->ready[i] = ready;
                     sb->kind[i] = (uint8_t)kind;
                 }
+                break;
             }
     }
     int fi = 0;
-    for (int k = 0; k < nreg; k++) {
-        uint16_t reg = regs[k];
-        if (found[k] || !reg_real(reg))
-            continue;
-        int dup = 0; /* the same register earlier in this batch: already there */
-        for (int j = 0; j < k && !dup; j++)
-            dup = regs[j] == reg;
-        if (dup)
-            continue;
-        sb_put(sb, fi < nf ? freeslot[fi++] : -1, reg, ready, kind);
-    }
+    for (int k = 0; k < nreg; k++)
+        if (!(found >> k & 1))
+            sb_put(sb, fi < nf ? freeslot[fi++] : -1, g->s[k], ready, kind);
     sb_trim(sb, t);
 }

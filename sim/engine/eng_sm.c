@@ -80,7 +80,7 @@ static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
     }
     const struct tr_inst *in = w->ni;
     int st;
-    if (sb_check(&w->sb, in, &w->sig, t, until, &st))
+    if (sb_check(&w->sb, &w->sig, t, until, &st))
         return st;
     if (in->kind == TR_K_MEMBAR) {
         uint64_t md = w->npend ? ENG_PEND : w->mem_done;
@@ -247,7 +247,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         int lat = in->latency >= 0 ? in->latency : pc->latency;
         int kind = in->dep != TR_DEP_PIPE ? dep_kind(in->dep)
                    : pc->dep == DEP_SHORT ? SBK_SHORT : SBK_WAIT;
-        sb_add_n(&w->sb, in->dst, in->ndst, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
+        sb_add_dst(&w->sb, &w->sig, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
         break;
     }
     case TR_K_LOAD:
@@ -539,19 +539,52 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
             sp->last = elig[i];
             issued++;
         }
+        uint64_t emin = ENG_NEVER; /* earliest until of the eligible warps */
         for (int i = 0; i < n; i++) {
             int ls = elig[i];
             struct eng_warp *w = &sm->w[ls * sub + s];
-            set_state(r, ss, smi, s, ls, w, taken[i] == 3 ? WS_SELECTED : WS_NOT_SELECTED, t);
-            until[ls] = t + 1;
+            uint64_t u = t + 1;
+            if (taken[i] != 3) {
+                set_state(r, ss, smi, s, ls, w, WS_NOT_SELECTED, t);
+            } else {
+                set_state(r, ss, smi, s, ls, w, WS_SELECTED, t);
+                /* Look ahead: conditions 1-3 of the warp's next instruction
+                 * at t + 1 depend only on the warp itself, which nothing but
+                 * its own next issue changes (a barrier release only lowers
+                 * until[], below).  Settle them now, so a warp that stalls
+                 * right after issuing needs no visit at t + 1 (and the SMSP
+                 * none if no other warp is due).  Not for a warp that exited
+                 * (retirement is checked at its visit), nor for an answer
+                 * still pending (parallel run), nor in no-skip runs (the
+                 * reference the skipping is tested against). */
+                if (!w->finished && !no_skip) {
+                    uint64_t v;
+                    int st = eval_cond(w, t + 1, &v);
+                    if (st == WS_SELECTED) {
+                        w->ok = 1;
+                    } else if (v < ENG_PEND || v == ENG_NEVER) {
+                        set_state(r, ss, smi, s, ls, w, st, t + 1);
+                        u = v;
+                    }
+                }
+            }
+            until[ls] = u;
+            if (u < emin)
+                emin = u;
         }
         if (issued) {
             ss->issue_active++;
             ss->inst_issued += (uint64_t)issued;
         }
-        sp->umin = t + 1;
-        next = t + 1;
+        /* sp->uother: the others' bound, lowered by any barrier release
+         * during the issue */
+        sp->umin = sp->uother < emin ? sp->uother : emin;
     }
+    /* An issue may release a barrier on an SMSP visited earlier in this
+     * step (smsp_lower): take every SMSP's bound now. */
+    for (int s = 0; s < sub; s++)
+        if (sm->sp[s].resident && sm->sp[s].umin < next)
+            next = sm->sp[s].umin;
 
     int pending = 0;
     if (sm->npending)

@@ -85,10 +85,25 @@ struct tr_inst {
     char opcode[24];       /* opcode with modifiers, NUL-terminated                 */
     uint8_t dep;           /* enum tr_dep: how a consumer waits for the result      */
     uint8_t fma_path;      /* enum tr_fma_path: which FMA datapath(s) (pipe fma only) */
-    uint8_t sealed;        /* 1: dmask/smask hold the registers (tr_inst_seal)      */
-    uint64_t dmask;        /* bit (r % 64) of every destination register r          */
-    uint64_t smask;        /* bit (r % 64) of every source register r               */
+    uint8_t sealed;        /* 1: the fields below are filled in (tr_inst_seal)     */
+    uint8_t nrd;           /* entries in rd                                         */
+    uint8_t nrs;           /* entries in rs                                         */
+    uint16_t rd[TR_MAX_DST]; /* dst without duplicates and non-dependencies (RZ, PT,
+                              URZ, UPT, none), in first-occurrence order           */
+    uint16_t rs[TR_MAX_SRC]; /* the same for src                                    */
+    uint64_t dmask;        /* bit (r % 64) of every register in rd                  */
+    uint64_t smask;        /* bit (r % 64) of every register in rs                  */
 };
+
+/* Does register id r create a dependency?  RZ, PT, URZ, UPT and ids outside
+ * the flat space (TR_REG_NONE) never do. */
+static inline int tr_reg_real(uint16_t r)
+{
+    if (r < 255) /* R0..R254: the common case, one compare */
+        return 1;
+    return r != 255 && r != TR_REG_P + 7 && r != TR_REG_UR + 63 && r != TR_REG_UP + 7 &&
+           r < TR_NREGS;
+}
 
 /* Datapaths of the fma pipe an instruction may use when the arch splits it
  * into FMA-lite and FMA-heavy (pipes.fmaheavy; sim/trace/trace_isa.c). */
@@ -173,10 +188,10 @@ struct trace_file {
 struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX]);
 void trace_close(struct trace_file *t);
 
-/* Fill in->dmask/smask from dst/src and set in->sealed.  Readers call it
- * once a static instruction's registers are final, so the engine does not
- * recompute the masks at every fetch (an unsealed instruction still works:
- * the engine then computes them itself). */
+/* Fill in rd/rs and their masks from dst/src and set in->sealed.  Readers
+ * call it once a static instruction's registers are final, so the engine
+ * does not recompute them at every fetch (an unsealed instruction still
+ * works: the engine then computes them itself, per fetch). */
 void tr_inst_seal(struct tr_inst *in);
 
 /* The next instruction of a warp: ops->warp_next, except inside a

@@ -108,15 +108,30 @@ void trace_close(struct trace_file *t)
     free(t);
 }
 
+/* Distinct dependency-creating registers of r[0..n) into out, in order;
+ * *mask gets bit (id % 64) of each.  Returns how many. */
+static int real_regs(const uint16_t *r, int n, uint16_t *out, uint64_t *mask)
+{
+    int k = 0;
+    *mask = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = !tr_reg_real(r[i]);
+        for (int j = 0; j < k && !dup; j++)
+            dup = out[j] == r[i];
+        if (!dup) {
+            out[k++] = r[i];
+            *mask |= UINT64_C(1) << (r[i] & 63);
+        }
+    }
+    return k;
+}
+
 void tr_inst_seal(struct tr_inst *in)
 {
-    uint64_t dm = 0, sm = 0;
-    for (int d = 0; d < in->ndst && d < TR_MAX_DST; d++)
-        dm |= UINT64_C(1) << (in->dst[d] & 63);
-    for (int s = 0; s < in->nsrc && s < TR_MAX_SRC; s++)
-        sm |= UINT64_C(1) << (in->src[s] & 63);
-    in->dmask = dm;
-    in->smask = sm;
+    in->nrd = (uint8_t)real_regs(in->dst, in->ndst < TR_MAX_DST ? in->ndst : TR_MAX_DST,
+                                 in->rd, &in->dmask);
+    in->nrs = (uint8_t)real_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
+                                 in->rs, &in->smask);
     in->sealed = 1;
 }
 
