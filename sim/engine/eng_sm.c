@@ -554,9 +554,10 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                  * until[], below).  Settle them now, so a warp that stalls
                  * right after issuing needs no visit at t + 1 (and the SMSP
                  * none if no other warp is due).  Not for a warp that exited
-                 * (retirement is checked at its visit), nor for an answer
-                 * still pending (parallel run), nor in no-skip runs (the
-                 * reference the skipping is tested against). */
+                 * (retirement is checked at its visit), nor in no-skip runs
+                 * (the reference the skipping is tested against).  An answer
+                 * still pending (parallel run) is settled at the epoch end
+                 * as an evaluation at t + 1. */
                 if (!w->finished && !no_skip) {
                     uint64_t v;
                     int st = eval_cond(w, t + 1, &v);
@@ -565,6 +566,9 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                     } else if (v < ENG_PEND || v == ENG_NEVER) {
                         set_state(r, ss, smi, s, ls, w, st, t + 1);
                         u = v;
+                    } else {
+                        mark_unres(sm, w, ls * sub + s, t + 1);
+                        u = ENG_PEND;
                     }
                 }
             }
