@@ -34,19 +34,6 @@ struct eng_sb {
     uint8_t n;              /* entries in use (some may have expired)                */
 };
 
-/* Register signature of an instruction for the scoreboard: its registers
- * that create dependencies (tr_inst.rd/rs, trace.h), bit (reg % 64) of each,
- * and the entries it needs when it issues. */
-struct sb_sig {
-    uint64_t dmask;         /* destinations                                      */
-    uint64_t smask;         /* sources                                           */
-    const uint16_t *d;      /* distinct real destinations (nd)                   */
-    const uint16_t *s;      /* distinct real sources (ns)                        */
-    uint8_t nd, ns;         /* entries in d and s                                */
-    uint8_t need;           /* scoreboard entries its issue may add              */
-    uint16_t own[TR_MAX_DST + TR_MAX_SRC]; /* d and s of an unsealed instruction  */
-};
-
 /* One resident warp.  The fields eval() reads come first (one cache line);
  * the scoreboard and the trace cursor follow.  The cycle until which the
  * cached state holds lives in the SMSP's until[] array (scanned every step). */
@@ -69,7 +56,6 @@ struct eng_warp {
     uint8_t queue;         /* mem_queue_of(ni) (valid with ni)                      */
     uint8_t unres;         /* parallel run: state at eval_t waits for an L2/DRAM
                               answer (resolved at the epoch end)                  */
-    struct sb_sig sig;     /* ni's registers (valid with ni)                        */
     uint16_t npend;        /* parallel run: memory requests not yet resolved        */
     uint16_t wib;          /* warp index within its block                           */
     uint32_t block;        /* linear block index                                    */
@@ -80,6 +66,7 @@ struct eng_warp {
     uint8_t bslot;         /* block slot on the SM                                  */
     struct eng_sb sb;      /* pending registers                                     */
     struct tr_cursor cur;  /* position in the trace                                 */
+    struct tr_inst copy;   /* ni when the reader left it unsealed: a sealed copy    */
 };
 
 /* Requests of one SMSP queue (LG or MIO): the cycle each frees its slot. */
@@ -245,34 +232,42 @@ static inline int eng_pop32(uint32_t x)
     return (int)((x * 0x01010101u) >> 24);
 }
 
-/* eng_sb.c */
+/* eng_sb.c.  Instructions passed here are sealed (tr_inst_seal): the
+ * scoreboard works from their distinct real registers (rd, rs) and masks. */
 void sb_reset(struct eng_sb *sb);
-void sb_sig_of(const struct tr_inst *in, struct sb_sig *g);
-/* Is inst blocked by pending registers at t?  Returns 0, or 1 with *until
+/* Entries the issue of in may add: its destinations, and for memory
+ * instructions its sources too (held until the request leaves its queue). */
+static inline int sb_need(const struct tr_inst *in)
+{
+    int mem = in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC;
+    return in->ndst + (mem ? in->nsrc : 0);
+}
+/* Is in blocked by pending registers at t?  Returns 0, or 1 with *until
  * (the cycle the blocking set clears) and *state (enum warp_state).  Only
- * call with a t no earlier than any earlier call's t since the last sb_add_n
+ * call with a t no earlier than any earlier call's t since the last add
  * (it narrows sb->mask to the entries live at t). */
-int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_t *until,
+int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint64_t *until,
                   int *state);
 /* An instruction none of whose registers has its bit in sb->mask matches no
  * entry, and with n + need entries at most the table cannot be full: the
  * common answer needs no scan (inlined into the eligibility check). */
-static inline int sb_check(struct eng_sb *sb, const struct sb_sig *g, uint64_t t,
+static inline int sb_check(struct eng_sb *sb, const struct tr_inst *in, uint64_t t,
                            uint64_t *until, int *state)
 {
-    if (!(sb->mask & (g->dmask | g->smask)) && sb->n + g->need <= SB_MAX)
+    if (!(sb->mask & (in->dmask | in->smask)) &&
+        (sb->n + TR_MAX_DST + TR_MAX_SRC <= SB_MAX || sb->n + sb_need(in) <= SB_MAX))
         return 0;
-    return sb_check_scan(sb, g, t, until, state);
+    return sb_check_scan(sb, in, t, until, state);
 }
-/* At the issue at t of the instruction g describes, record its destinations
- * as written at `ready` with kind SBK_* (not SBK_READ).  Only valid because
- * sb_check passed for it: no destination has a live entry of either class,
- * so each takes a free slot and none merges. */
-void sb_add_dst(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+/* At the issue at t of in, record its destinations as written at `ready`
+ * with kind SBK_* (not SBK_READ).  Only valid because sb_check passed for
+ * it: no destination has a live entry of either class, so each takes a free
+ * slot and none merges. */
+void sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t);
-/* Record the sources of g as read at `ready` (kind SBK_* | SBK_READ): a
+/* Record the sources of in as read at `ready` (kind SBK_* | SBK_READ): a
  * live read entry of the same register keeps the later time. */
-void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t);
 
 /* eng_mem.c */

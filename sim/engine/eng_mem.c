@@ -428,9 +428,9 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     if (in->dep != TR_DEP_PIPE)
         kind = dep_kind(in->dep); /* the opcode knows better than the space */
     if (!is_store)
-        sb_add_dst(&w->sb, &w->sig, ready, kind, t);
+        sb_add_dst(&w->sb, in, ready, kind, t);
     /* Sources are read when the request leaves its queue (WAR hold). */
-    sb_add_src(&w->sb, &w->sig, sent, kind | SBK_READ, t);
+    sb_add_src(&w->sb, in, sent, kind | SBK_READ, t);
     if (ready >= ENG_PEND)
         return; /* mem_done and store_done take the answer in sm_settle */
     if (ready > w->mem_done)

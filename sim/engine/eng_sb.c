@@ -24,46 +24,6 @@ static uint64_t reg_bit(uint16_t r)
     return UINT64_C(1) << (r & 63);
 }
 
-/* Distinct real registers of r[0..n) into out (as tr_inst_seal does). */
-static uint8_t sig_regs(const uint16_t *r, int n, uint16_t *out, uint64_t *mask)
-{
-    int k = 0;
-    *mask = 0;
-    for (int i = 0; i < n; i++) {
-        int dup = !tr_reg_real(r[i]);
-        for (int j = 0; j < k && !dup; j++)
-            dup = out[j] == r[i];
-        if (!dup) {
-            out[k++] = r[i];
-            *mask |= reg_bit(r[i]);
-        }
-    }
-    return (uint8_t)k;
-}
-
-void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
-{
-    if (in->sealed) { /* the reader computed the lists once (tr_inst_seal) */
-        g->dmask = in->dmask;
-        g->smask = in->smask;
-        g->d = in->rd;
-        g->s = in->rs;
-        g->nd = in->nrd;
-        g->ns = in->nrs;
-    } else {
-        g->nd = sig_regs(in->dst, in->ndst < TR_MAX_DST ? in->ndst : TR_MAX_DST, g->own,
-                         &g->dmask);
-        g->ns = sig_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
-                         g->own + TR_MAX_DST, &g->smask);
-        g->d = g->own;
-        g->s = g->own + TR_MAX_DST;
-    }
-    int need = in->ndst;
-    if (in->kind == TR_K_LOAD || in->kind == TR_K_STORE || in->kind == TR_K_ATOMIC)
-        need += in->nsrc; /* memory instructions also hold their sources */
-    g->need = (uint8_t)need;
-}
-
 /* The binding entry is the one that clears last: while any of the matching
  * entries is pending the warp cannot issue, and reporting the latest one's
  * reason keeps the state constant over the whole stall (so skipping to
@@ -71,21 +31,22 @@ void sb_sig_of(const struct tr_inst *in, struct sb_sig *g)
  *
  * Entries hold only real registers, one live entry per (register, read or
  * write), so matching against the instruction's distinct real registers
- * (sb_sig) finds exactly the entries its full operand lists would.
+ * (tr_inst.rd, rs) finds exactly the entries its full operand lists would.
  * (sb_check in eng_internal.h skips the scan when no register can match
  * and the table cannot be full.) */
-int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_t *until,
+int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint64_t *until,
                   int *state)
 {
+    int need = sb_need(in);
     uint64_t best = 0;
     int bkind = -1;
     int live = 0;
     uint64_t first_free = ENG_NEVER;
     int first_kind = 0;
     uint64_t lmask = 0;
-    uint64_t gm = g->dmask | g->smask;
+    uint64_t gm = in->dmask | in->smask;
     /* The table can only be full when n + need exceeds it (live <= n). */
-    int may_fill = sb->n + g->need > SB_MAX;
+    int may_fill = sb->n + need > SB_MAX;
     for (int i = 0; i < sb->n; i++) {
         uint64_t rdy = sb->ready[i];
         if (rdy <= t)
@@ -104,13 +65,13 @@ int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_
             continue;
         int hit = 0;
         /* Destinations: WAW against pending writes, WAR against pending reads. */
-        if (bit & g->dmask)
-            for (int d = 0; d < g->nd && !hit; d++)
-                hit = g->d[d] == reg;
+        if (bit & in->dmask)
+            for (int d = 0; d < in->nrd && !hit; d++)
+                hit = in->rd[d] == reg;
         /* Sources: RAW against pending writes only. */
-        if (!hit && (bit & g->smask) && !(sb->kind[i] & SBK_READ))
-            for (int s = 0; s < g->ns && !hit; s++)
-                hit = g->s[s] == reg;
+        if (!hit && (bit & in->smask) && !(sb->kind[i] & SBK_READ))
+            for (int s = 0; s < in->nrs && !hit; s++)
+                hit = in->rs[s] == reg;
         if (!hit)
             continue;
         int k = sb->kind[i] & 3;
@@ -127,7 +88,7 @@ int sb_check_scan(struct eng_sb *sb, const struct sb_sig *g, uint64_t t, uint64_
     }
     /* A full table: the instruction could not record its own results.  The
      * warp waits for the oldest entry, reported as that entry's reason. */
-    if (may_fill && live + g->need > SB_MAX) {
+    if (may_fill && live + need > SB_MAX) {
         *until = first_free;
         *state = kind_state[first_kind];
         return 1;
@@ -164,10 +125,10 @@ static void sb_trim(struct eng_sb *sb, uint64_t t)
  * gives the same table (a register's trim only ever drops slots that a later
  * append refills at the same index). */
 
-void sb_add_dst(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+void sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t)
 {
-    int nreg = g->nd;
+    int nreg = in->nrd;
     if (ready <= t || nreg == 0)
         return;
     /* No destination has a live entry (sb_add_dst's contract), so each takes
@@ -175,16 +136,16 @@ void sb_add_dst(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int k
     int k = 0;
     for (int i = 0; i < sb->n && k < nreg; i++)
         if (sb->ready[i] <= t)
-            sb_put(sb, i, g->d[k++], ready, kind);
+            sb_put(sb, i, in->rd[k++], ready, kind);
     for (; k < nreg; k++)
-        sb_put(sb, -1, g->d[k], ready, kind);
+        sb_put(sb, -1, in->rd[k], ready, kind);
     sb_trim(sb, t);
 }
 
-void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int kind,
+void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t)
 {
-    int nreg = g->ns;
+    int nreg = in->nrs;
     if (ready <= t || nreg == 0)
         return;
     int rd = kind & SBK_READ;
@@ -197,10 +158,10 @@ void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int k
                 freeslot[nf++] = i;
             continue;
         }
-        if (!(reg_bit(sb->reg[i]) & g->smask) || (sb->kind[i] & SBK_READ) != rd)
+        if (!(reg_bit(sb->reg[i]) & in->smask) || (sb->kind[i] & SBK_READ) != rd)
             continue;
         for (int k = 0; k < nreg; k++)
-            if (sb->reg[i] == g->s[k]) {
+            if (sb->reg[i] == in->rs[k]) {
                 found |= 1u << k;
                 if (ready > sb->ready[i]) {
                     sb->ready[i] = ready;
@@ -212,6 +173,6 @@ void sb_add_src(struct eng_sb *sb, const struct sb_sig *g, uint64_t ready, int k
     int fi = 0;
     for (int k = 0; k < nreg; k++)
         if (!(found >> k & 1))
-            sb_put(sb, fi < nf ? freeslot[fi++] : -1, g->s[k], ready, kind);
+            sb_put(sb, fi < nf ? freeslot[fi++] : -1, in->rs[k], ready, kind);
     sb_trim(sb, t);
 }

@@ -80,7 +80,7 @@ static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
     }
     const struct tr_inst *in = w->ni;
     int st;
-    if (sb_check(&w->sb, &w->sig, t, until, &st))
+    if (sb_check(&w->sb, in, t, until, &st))
         return st;
     if (in->kind == TR_K_MEMBAR) {
         uint64_t md = w->npend ? ENG_PEND : w->mem_done;
@@ -201,12 +201,16 @@ int dep_kind(int dep)
 static void fetch_next(struct eng_run *r, struct eng_warp *w)
 {
     const struct tr_inst *in = tr_next(r->k, &w->cur, &w->dyn);
+    if (in && !in->sealed) { /* (the readers seal theirs; tests may not) */
+        w->copy = *in;
+        tr_inst_seal(&w->copy);
+        in = &w->copy;
+    }
     w->ni = in;
     w->ok = 0;
     if (in) {
         w->pipe = (uint8_t)pipe_of(in);
         w->queue = (uint8_t)mem_queue_of(in);
-        sb_sig_of(in, &w->sig);
     }
 }
 
@@ -247,7 +251,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         int lat = in->latency >= 0 ? in->latency : pc->latency;
         int kind = in->dep != TR_DEP_PIPE ? dep_kind(in->dep)
                    : pc->dep == DEP_SHORT ? SBK_SHORT : SBK_WAIT;
-        sb_add_dst(&w->sb, &w->sig, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
+        sb_add_dst(&w->sb, in, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
         break;
     }
     case TR_K_LOAD:
