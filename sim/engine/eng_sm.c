@@ -129,22 +129,30 @@ static void smsp_lower(struct eng_smsp *sp, uint64_t u)
         sp->uother = u;
 }
 
-/* Close the warp's current state interval at t. */
-static void flush(const struct eng_run *r, struct stats_smsp *ss, int smi, int s, int ls,
-                  struct eng_warp *w, uint64_t t)
+/* The observer's view of a closed state interval (timeline pictures). */
+static void observe(const struct eng_run *r, int smi, int s, int ls, const struct eng_warp *w,
+                    uint64_t t)
 {
-    if (t <= w->since)
-        return;
-    ss->state[w->state] += t - w->since;
     const struct engine_observer *obs = r->obs;
-    if (obs && obs->warp_state && (obs->until == 0 || w->since < obs->until)) {
+    if (obs->warp_state && (obs->until == 0 || w->since < obs->until)) {
         uint64_t to = obs->until && t > obs->until ? obs->until : t;
         obs->warp_state(obs->ud, smi, s, ls, w->block, w->wib, w->since, to, w->state);
     }
 }
 
-static void set_state(const struct eng_run *r, struct stats_smsp *ss, int smi, int s, int ls,
-                      struct eng_warp *w, int st, uint64_t t)
+/* Close the warp's current state interval at t. */
+static inline void flush(const struct eng_run *r, struct stats_smsp *ss, int smi, int s,
+                         int ls, struct eng_warp *w, uint64_t t)
+{
+    if (t <= w->since)
+        return;
+    ss->state[w->state] += t - w->since;
+    if (__builtin_expect(r->obs != NULL, 0))
+        observe(r, smi, s, ls, w, t);
+}
+
+static inline void set_state(const struct eng_run *r, struct stats_smsp *ss, int smi, int s,
+                             int ls, struct eng_warp *w, int st, uint64_t t)
 {
     if (w->state == st)
         return;
