@@ -125,6 +125,7 @@ static void free_run(struct eng_run *r)
             free(sm->bs);
             free(sm->elig);
             free(sm->taken);
+            free(sm->copies);
             free(sm->due);
             free(sm->req);
             free(sm->fr);
@@ -158,8 +159,11 @@ static int alloc_run(struct eng_run *r)
         sm->elig = calloc((size_t)r->slots_per_smsp, sizeof *sm->elig);
         sm->taken = calloc((size_t)r->slots_per_smsp, sizeof *sm->taken);
         sm->due = calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
-        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due)
+        sm->copies = calloc((size_t)nslots, sizeof *sm->copies);
+        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due || !sm->copies)
             return -1;
+        for (int j = 0; j < nslots; j++)
+            sm->w[j].copy = &sm->copies[j];
         if (r->deferred) {
             sm->fr = calloc((size_t)r->bps, sizeof *sm->fr);
             sm->unres = calloc((size_t)nslots, sizeof *sm->unres);

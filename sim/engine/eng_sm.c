@@ -210,9 +210,9 @@ static void fetch_next(struct eng_run *r, struct eng_warp *w)
 {
     const struct tr_inst *in = tr_next(r->k, &w->cur, &w->dyn);
     if (in && !in->sealed) { /* (the readers seal theirs; tests may not) */
-        w->copy = *in;
-        tr_inst_seal(&w->copy);
-        in = &w->copy;
+        *w->copy = *in;
+        tr_inst_seal(w->copy);
+        in = w->copy;
     }
     w->ni = in;
     w->ok = 0;
