@@ -132,16 +132,17 @@ struct tr_launch {
 
 /* A warp's position in its stream.  Fixed size; copying it is cheap. */
 struct tr_cursor {
+    /* (what tr_next touches comes first: one cache line) */
+    const struct tr_inst *run;    /* reader's promise (tr_next): the next nrun     */
+    uint32_t nrun;                /* instructions are run[0..nrun), one pc each,
+                                     static mask, no addresses; 0: ask warp_next  */
     uint32_t pc;                  /* reader-defined position                     */
+    uint64_t seq;                 /* instructions returned so far                */
     uint32_t block;               /* linear block index                          */
     uint32_t warp;                /* warp index within the block                 */
     uint32_t depth;               /* loop nesting depth in use                   */
     uint32_t left[TR_MAX_DEPTH];  /* remaining trips per open loop               */
-    uint64_t seq;                 /* instructions returned so far                */
     void *state;                  /* reader-owned per-warp state, or NULL         */
-    const struct tr_inst *run;    /* reader's promise (tr_next): the next nrun     */
-    uint32_t nrun;                /* instructions are run[0..nrun), one pc each,
-                                     static mask, no addresses; 0: ask warp_next  */
 };
 
 struct trace_kernel;
