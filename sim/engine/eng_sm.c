@@ -5,9 +5,11 @@
  * Exact skipping: a warp's state is a function of its own timestamps and its
  * SMSP's pipe/queue timestamps, and eval() returns, with the state, the
  * first cycle (`until`) at which that state can change without any issue
- * happening.  Only an issue changes those timestamps, and an issue makes the
- * SM step again on the next cycle.  So when nothing issues the SM may jump to
- * the minimum `until`; state intervals are accounted lazily ([since, now)
+ * happening.  Only an issue changes those timestamps; after an issue the
+ * other warps of the SMSP that were eligible are due on the next cycle, and
+ * the issuing warp's own next state is settled at once (look-ahead, in
+ * sm_step).  So when nothing issues the SM may jump to the minimum `until`;
+ * state intervals are accounted lazily ([since, now)
  * added when the state changes), so the skipped cycles land in the right
  * counters with no per-cycle work.  Cached states are likewise reused while
  * t < until.
