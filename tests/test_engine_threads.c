@@ -36,19 +36,7 @@ static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engin
  * each SM at exactly the cycles the reference loop does. */
 static void assert_same(const struct stats_kernel *x, const struct stats_kernel *y)
 {
-    assert_int_equal(x->cycles_elapsed, y->cycles_elapsed);
-    assert_int_equal(x->thread_inst, y->thread_inst);
-    assert_int_equal(x->dram_bytes, y->dram_bytes);
-    assert_int_equal(x->l2_bytes, y->l2_bytes);
-    assert_int_equal(x->l1_sector_hits, y->l1_sector_hits);
-    assert_int_equal(x->l1_sectors, y->l1_sectors);
-    assert_int_equal(x->l2_sector_hits, y->l2_sector_hits);
-    assert_int_equal(x->l2_sectors, y->l2_sectors);
-    assert_int_equal(x->events, y->events);
-    assert_int_equal(x->sm_count, y->sm_count);
-    assert_memory_equal(x->sm, y->sm, sizeof *x->sm * (size_t)x->sm_count);
-    assert_memory_equal(x->smsp, y->smsp,
-                        sizeof *x->smsp * (size_t)(x->sm_count * x->smsp_per_sm));
+    tu_assert_same(x, y, 1);
 }
 
 /* Every mechanism that crosses SMs or waits for memory: random loads over a

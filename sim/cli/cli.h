@@ -75,7 +75,12 @@ enum {
     CLI_C_FORMAT = 1 << 4, /* --format WORD, one of formats[]                      */
     CLI_C_PLOT = 1 << 5,   /* --plot FILE.svg|FILE.png                             */
     CLI_C_OUT = 1 << 6,    /* -o FILE                                              */
-    CLI_C_POS = 1 << 7     /* one positional word (pos_name; cli_common_done: required) */
+    CLI_C_POS = 1 << 7,    /* one positional word (pos_name; cli_common_done: required) */
+    CLI_C_CAP = 1 << 8,    /* --blocks-per-sm N, 1..INT32_MAX                      */
+    CLI_C_CARVEOUT = 1 << 9, /* --carveout PCT, 0..100                             */
+    CLI_C_THREADS = 1 << 10, /* --threads N (simulation threads), 1..1024           */
+    CLI_C_MAXCYC = 1 << 11, /* --max-cycles N, 0..UINT64_MAX                       */
+    CLI_C_JOBS = 1 << 12   /* --jobs N (processes/threads of a study), 1..4096     */
 };
 struct arch_override;
 struct cli_common {
@@ -92,7 +97,14 @@ struct cli_common {
     uint64_t seed;               /* --seed, or the subcommand's default                */
     int kernel;                  /* --kernel, or the subcommand's default (-1)         */
     int format;                  /* --format as enum report_format, or the default     */
+    int cap;                     /* --blocks-per-sm, 0 = what occupancy allows (default) */
+    int carveout;                /* --carveout, -1 = occupancy's choice (set the default) */
+    int threads;                 /* --threads (set the default: 1)                     */
+    uint64_t max_cycles;         /* --max-cycles, 0 = unlimited (default)              */
+    int jobs;                    /* --jobs (set the default: cli_default_jobs())       */
 };
+/* The default of --jobs: the online CPUs, at least 1. */
+int cli_default_jobs(void);
 /* cli_opt_next() with the shared options of c->has consumed: the kind of the
  * next argument the subcommand handles itself (CLI_OPT_VALUE, CLI_OPT_FLAG,
  * CLI_OPT_ARG when it takes no CLI_C_POS), CLI_OPT_END, CLI_OPT_HELP after

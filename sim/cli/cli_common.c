@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
 #include "report/report.h"
@@ -180,6 +181,21 @@ static int common_value(struct cli_common *c, const char *name, const char *val)
         c->plot = val;
     } else if ((c->has & CLI_C_OUT) && !strcmp(name, "-o")) {
         c->out = val;
+    } else if ((c->has & CLI_C_CAP) && !strcmp(name, "--blocks-per-sm")) {
+        if (cli_parse_int(name, val, 1, INT32_MAX, &c->cap))
+            return -1;
+    } else if ((c->has & CLI_C_CARVEOUT) && !strcmp(name, "--carveout")) {
+        if (cli_parse_int(name, val, 0, 100, &c->carveout))
+            return -1;
+    } else if ((c->has & CLI_C_THREADS) && !strcmp(name, "--threads")) {
+        if (cli_parse_int(name, val, 1, 1024, &c->threads))
+            return -1;
+    } else if ((c->has & CLI_C_MAXCYC) && !strcmp(name, "--max-cycles")) {
+        if (cli_parse_u64(name, val, 0, UINT64_MAX, &c->max_cycles))
+            return -1;
+    } else if ((c->has & CLI_C_JOBS) && !strcmp(name, "--jobs")) {
+        if (cli_parse_int(name, val, 1, 4096, &c->jobs))
+            return -1;
     } else {
         return 0;
     }
@@ -225,6 +241,12 @@ int cli_common_done(const struct cli_common *c, const struct cli_opts *st)
         return 1;
     }
     return 0;
+}
+
+int cli_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (n > 4096 ? 4096 : (int)n) : 1;
 }
 
 int cli_pick_kernel(const char *trace, int nkernels, int *kernel)

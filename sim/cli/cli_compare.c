@@ -41,12 +41,10 @@ static const char cmp_help[] =
 
 struct cmp_args {
     struct cli_common c;          /* --config, TRACE, --format, --set, --seed,
-                                     --kernel (-1 = the only one), -o   */
+                                     --kernel (-1 = the only one), -o,
+                                     --blocks-per-sm, --carveout, --threads */
     const char *ncu;              /* --ncu                            */
     const char *id;               /* --ncu-id, or NULL                */
-    int cap;                      /* --blocks-per-sm, 0 = none        */
-    int carveout;                 /* --carveout, -1 = none            */
-    int threads;                  /* --threads                        */
 };
 
 static int parse_args(int argc, char **argv, struct cmp_args *r)
@@ -54,11 +52,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
     static const char *const formats[] = { "text", "json", "csv", NULL };
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
-                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS,
+                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS | CLI_C_CAP |
+                                       CLI_C_CARVEOUT | CLI_C_THREADS,
                                 .usage = cmp_help, .formats = formats, .pos_name = "trace",
-                                .seed = 1, .kernel = -1, .format = REPORT_TEXT };
-    r->carveout = -1;
-    r->threads = 1;
+                                .seed = 1, .kernel = -1, .format = REPORT_TEXT,
+                                .carveout = -1, .threads = 1 };
     static const char *const known[] = {
         "--ncu", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
         "--carveout", "--set", "--seed", "--threads", "-o", NULL
@@ -76,15 +74,6 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
             r->ncu = val;
         } else if (!strcmp(name, "--ncu-id")) {
             r->id = val;
-        } else if (!strcmp(name, "--blocks-per-sm")) {
-            if (cli_parse_int(name, val, 1, INT32_MAX, &r->cap))
-                return 1;
-        } else if (!strcmp(name, "--carveout")) {
-            if (cli_parse_int(name, val, 0, 100, &r->carveout))
-                return 1;
-        } else if (!strcmp(name, "--threads")) {
-            if (cli_parse_int(name, val, 1, 1024, &r->threads))
-                return 1;
         }
     }
     if (!r->ncu) {
@@ -135,17 +124,6 @@ static void write_text(FILE *f, const struct row *rows, int n, const char *head)
             snprintf(e, sizeof e, "-");
         fprintf(f, "  %-*s %-16s %16s %16s %9s\n", w, rows[i].name, rows[i].unit, p, m, e);
     }
-}
-
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 static void csv_number(FILE *f, double v)
@@ -210,9 +188,9 @@ int cli_compare(int argc, char **argv)
     struct engine_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.seed = a.c.seed;
-    eo.blocks_per_sm_cap = a.cap;
-    eo.carveout_pct = a.carveout;
-    eo.threads = a.threads;
+    eo.blocks_per_sm_cap = a.c.cap;
+    eo.carveout_pct = a.c.carveout;
+    eo.threads = a.c.threads;
     char eerr[512];
     if (engine_run(&arch, k, &eo, &st, eerr)) {
         stats_kernel_free(&st);
@@ -286,9 +264,9 @@ int cli_compare(int argc, char **argv)
     } else {
         fputs("\"Metric Name\",\"Metric Unit\",\"Predicted\",\"Measured\",\"Error %\"\n", f);
         for (int i = 0; i < n; i++) {
-            csv_field(f, rows[i].name);
+            report_csv_string(f, rows[i].name, 1);
             fputc(',', f);
-            csv_field(f, rows[i].unit);
+            report_csv_string(f, rows[i].unit, 1);
             fputc(',', f);
             csv_number(f, rows[i].pred);
             fputc(',', f);

@@ -14,6 +14,7 @@
 #include "arch/arch.h"
 #include "cli/cli.h"
 #include "occ/occ.h"
+#include "report/report.h"
 
 enum occ_format { FMT_TEXT, FMT_JSON, FMT_CSV };
 enum occ_vary { VARY_NONE, VARY_THREADS, VARY_REGS, VARY_SMEM };
@@ -190,20 +191,6 @@ static void limiter_of(const struct occ_result *res, char *buf, size_t n)
 }
 
 /* A CSV field: quoted when it holds a comma or a quote. */
-static void csv_str(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 /* A JSON string (the strings here are ASCII text of our own). */
 static void json_str(FILE *f, const char *s)
@@ -284,7 +271,7 @@ static void render_csv(FILE *f, const struct occ_result *res)
     for (int i = 0; i < N_POINT_KEYS; i++)
         fprintf(f, "%s%s", i ? "," : "", point_keys[i]);
     fprintf(f, "\n%d,", res->blocks_per_sm);
-    csv_str(f, lim);
+    report_csv_string(f, lim, 0);
     fprintf(f, ",%d,", res->limit_blocks);
     csv_limit(f, res->limit_registers);
     fputc(',', f);
@@ -294,7 +281,7 @@ static void render_csv(FILE *f, const struct occ_result *res)
     fprintf(f, ",%d,%.4f,%d,%d,%d,", res->active_warps, res->occupancy_pct,
             res->smem_config_bytes, res->warps_per_block, res->smem_per_block_alloc);
     if (res->error)
-        csv_str(f, res->detail);
+        report_csv_string(f, res->detail, 0);
     fputc('\n', f);
 }
 
@@ -446,7 +433,7 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
         } else {
             fprintf(f, "%d,%d,%d,%.4f,", p.v[i], res.blocks_per_sm, res.active_warps,
                     res.occupancy_pct);
-            csv_str(f, lim);
+            report_csv_string(f, lim, 0);
             fputc('\n', f);
         }
     }

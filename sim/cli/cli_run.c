@@ -51,12 +51,9 @@ static const char run_help[] =
 
 struct run_args {
     struct cli_common c;          /* --config, TRACE, --format, --set, --seed,
-                                     --kernel (-1 = all), -o                     */
+                                     --kernel (-1 = all), -o, --blocks-per-sm,
+                                     --carveout, --max-cycles, --threads         */
     const char *timeline;         /* --timeline, or NULL                        */
-    int blocks_per_sm;            /* --blocks-per-sm, 0 = occupancy             */
-    int carveout;                 /* --carveout, -1 = none                      */
-    uint64_t max_cycles;          /* --max-cycles, 0 = unlimited                */
-    int threads;                  /* --threads, 1 = serial                      */
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
@@ -91,13 +88,13 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     static const char *const formats[] = { "text", "json", "csv", NULL };
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
-                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS,
+                                       CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS | CLI_C_CAP |
+                                       CLI_C_CARVEOUT | CLI_C_MAXCYC | CLI_C_THREADS,
                                 .usage = run_help, .formats = formats, .pos_name = "trace",
-                                .seed = RUN_SEED, .kernel = -1, .format = REPORT_TEXT };
-    r->carveout = -1;
+                                .seed = RUN_SEED, .kernel = -1, .format = REPORT_TEXT,
+                                .carveout = -1, .threads = 1 };
     r->tl_cycles = RUN_TL_CYCLES;
     r->tl_sms = RUN_TL_SMS;
-    r->threads = 1;
     static const char *const known[] = {
         "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
         "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
@@ -112,16 +109,7 @@ static int parse_args(int argc, char **argv, struct run_args *r)
             return 1;
         if (kind == CLI_OPT_HELP)
             return 3;
-        if (!strcmp(name, "--blocks-per-sm")) {
-            if (cli_parse_int(name, val, 1, INT32_MAX, &r->blocks_per_sm))
-                return 1;
-        } else if (!strcmp(name, "--carveout")) {
-            if (cli_parse_int(name, val, 0, 100, &r->carveout))
-                return 1;
-        } else if (!strcmp(name, "--max-cycles")) {
-            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
-                return 1;
-        } else if (!strcmp(name, "--grid")) {
+        if (!strcmp(name, "--grid")) {
             if (cli_parse_u64(name, val, 1, RUN_GRID_MAX, &r->grid))
                 return 1;
         } else if (!strcmp(name, "--timeline")) {
@@ -131,9 +119,6 @@ static int parse_args(int argc, char **argv, struct run_args *r)
                 return 1;
         } else if (!strcmp(name, "--timeline-sms")) {
             if (cli_parse_int(name, val, 1, 100000, &r->tl_sms))
-                return 1;
-        } else if (!strcmp(name, "--threads")) {
-            if (cli_parse_int(name, val, 1, 1024, &r->threads))
                 return 1;
         }
     }
@@ -211,11 +196,11 @@ int cli_run(int argc, char **argv)
         }
         struct engine_opts eo = {
             .seed = r.c.seed,
-            .blocks_per_sm_cap = r.blocks_per_sm,
-            .carveout_pct = r.carveout,
+            .blocks_per_sm_cap = r.c.cap,
+            .carveout_pct = r.c.carveout,
             .obs = (pics.grid || pics.tl) ? &obs : NULL,
-            .max_cycles = r.max_cycles,
-            .threads = r.threads,
+            .max_cycles = r.c.max_cycles,
+            .threads = r.c.threads,
         };
         char eerr[512];
         if (engine_run(&a, k, &eo, &st[i], eerr)) {

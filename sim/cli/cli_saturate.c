@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
+#include "engine/engine.h"
 #include "occ/occ.h"
 #include "report/report.h"
 #include "stats/stats.h"
@@ -46,11 +47,11 @@ static const char default_metric[] = "sm__inst_executed.avg.per_cycle_active";
 
 struct sat_args {
     struct cli_common c;          /* --config, TRACE, --format, --plot, --set,
-                                     --seed, --kernel (-1 = the only one), -o */
+                                     --seed, --kernel (-1 = the only one), -o,
+                                     --jobs */
     const char *metric;           /* --metric                        */
     double threshold;             /* --threshold                     */
     double tolerance;             /* --tolerance                     */
-    int jobs;                     /* --jobs                          */
     int progress;                 /* --progress                      */
 };
 
@@ -72,14 +73,14 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
     static const char *const formats[] = { "text", "json", NULL };
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
-                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS,
+                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS |
+                                       CLI_C_JOBS,
                                 .usage = sat_help, .formats = formats, .pos_name = "trace",
-                                .seed = 1, .kernel = -1, .format = REPORT_TEXT };
+                                .seed = 1, .kernel = -1, .format = REPORT_TEXT,
+                                .jobs = cli_default_jobs() };
     r->metric = default_metric;
     r->threshold = 0.95;
     r->tolerance = 0.02;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    r->jobs = n > 0 ? (int)n : 1;
     static const char *const known[] = { "--config", "--metric", "--threshold",
                                          "--tolerance", "--format", "--plot", "--set",
                                          "--jobs", "--kernel", "--seed", "-o", NULL };
@@ -102,9 +103,6 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
                 return 1;
         } else if (!strcmp(name, "--tolerance")) {
             if (parse_frac(name, val, 0, 1, &r->tolerance))
-                return 1;
-        } else if (!strcmp(name, "--jobs")) {
-            if (cli_parse_int(name, val, 1, 4096, &r->jobs))
                 return 1;
         }
     }
@@ -171,14 +169,7 @@ int cli_saturate(int argc, char **argv)
     struct trace_kernel *k = tf->kernels[r.c.kernel];
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
-    memset(&ol, 0, sizeof ol);
-    ol.threads = (int)(l->block[0] * l->block[1] * l->block[2]);
-    ol.regs = l->regs;
-    ol.smem_static = l->smem_static;
-    ol.smem_dynamic = l->smem_dynamic;
-    ol.max_dynamic = -1;
-    ol.carveout_pct = -1;
-    ol.barriers = l->barriers;
+    engine_occ_launch(l, -1, &ol);
     struct occ_result occ;
     if (occ_compute(&a, &ol, &occ) || occ.blocks_per_sm < 1) {
         fprintf(stderr, "smsim: %s: kernel '%s' cannot run: %s\n", r.c.pos, l->name,
@@ -220,7 +211,7 @@ int cli_saturate(int argc, char **argv)
     }
     struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, &var, 1,
                             r.c.seed, -1, 0 };
-    if (study_run(&p, r.jobs, r.progress || isatty(2), &t, err)) {
+    if (study_run(&p, r.c.jobs, r.progress || isatty(2), &t, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }

@@ -53,15 +53,13 @@ static const char sweep_help[] =
 
 struct sweep_args {
     struct cli_common c;             /* --config, TRACE, --format, --plot, --set,
-                                        --seed, --kernel (-1 = the only one), -o */
+                                        --seed, --kernel (-1 = the only one), -o,
+                                        --jobs, --carveout, --max-cycles         */
     const char *ys[8];               /* --plot-metric                           */
     int ny;                          /* their count                             */
     const char *emit;                /* --emit-jobs                             */
     const char *jobdir;              /* --job-dir                               */
-    int jobs;                        /* --jobs                                  */
     int progress;                    /* --progress                              */
-    int carveout;                    /* --carveout, -1 = none                   */
-    uint64_t max_cycles;             /* --max-cycles                            */
     const char *vary_text[STUDY_MAX_VARS]; /* --vary as typed                   */
     struct study_var vars[STUDY_MAX_VARS]; /* parsed                            */
     int nvars;                       /* their count                             */
@@ -80,13 +78,12 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
     static const char *const formats[] = { "csv", "json", NULL };
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
-                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS,
+                                       CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS |
+                                       CLI_C_JOBS | CLI_C_CARVEOUT | CLI_C_MAXCYC,
                                 .usage = sweep_help, .formats = formats, .pos_name = "trace",
-                                .seed = 1, .kernel = -1, .format = REPORT_CSV };
-    r->carveout = -1;
+                                .seed = 1, .kernel = -1, .format = REPORT_CSV,
+                                .carveout = -1, .jobs = cli_default_jobs() };
     r->jobdir = "sweep-jobs";
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    r->jobs = n > 0 ? (int)n : 1;
     static const char *const known[] = {
         "--config", "--format", "--set", "--vary", "--plot", "--plot-metric", "--jobs",
         "--kernel", "--seed", "--carveout", "--max-cycles", "-o", "--emit-jobs",
@@ -128,15 +125,6 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
                 return 1;
             }
             r->ys[r->ny++] = val;
-        } else if (!strcmp(name, "--jobs")) {
-            if (cli_parse_int(name, val, 1, 4096, &r->jobs))
-                return 1;
-        } else if (!strcmp(name, "--carveout")) {
-            if (cli_parse_int(name, val, 0, 100, &r->carveout))
-                return 1;
-        } else if (!strcmp(name, "--max-cycles")) {
-            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_cycles))
-                return 1;
         } else if (!strcmp(name, "--emit-jobs")) {
             r->emit = val;
         } else if (!strcmp(name, "--job-dir")) {
@@ -357,7 +345,7 @@ int cli_sweep(int argc, char **argv)
     if (resolve_kernel(r.c.pos, &r.c.kernel))
         goto done;
     struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, r.vars, r.nvars,
-                            r.c.seed, r.carveout, r.max_cycles };
+                            r.c.seed, r.c.carveout, r.c.max_cycles };
     char err[STUDY_ERR_MAX];
     if (study_npoints(r.vars, r.nvars) < 0) {
         fprintf(stderr, "smsim: the sweep has more than %d points\n", STUDY_MAX_POINTS);
@@ -391,7 +379,7 @@ int cli_sweep(int argc, char **argv)
     }
     struct study_table t;
     int progress = r.progress || isatty(2);
-    if (study_run(&p, r.jobs, progress, &t, err)) {
+    if (study_run(&p, r.c.jobs, progress, &t, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }

@@ -192,6 +192,18 @@ static int alloc_run(struct eng_run *r)
     return 0;
 }
 
+void engine_occ_launch(const struct tr_launch *l, int carveout_pct, struct occ_launch *ol)
+{
+    memset(ol, 0, sizeof *ol);
+    ol->threads = (int)((uint64_t)l->block[0] * l->block[1] * l->block[2]);
+    ol->regs = l->regs;
+    ol->smem_static = l->smem_static;
+    ol->smem_dynamic = l->smem_dynamic;
+    ol->max_dynamic = -1;
+    ol->carveout_pct = carveout_pct;
+    ol->barriers = l->barriers;
+}
+
 int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine_opts *o,
                struct stats_kernel *out, char err[512])
 {
@@ -218,14 +230,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     }
 
     struct occ_launch ol;
-    memset(&ol, 0, sizeof ol);
-    ol.threads = (int)threads;
-    ol.regs = l->regs;
-    ol.smem_static = l->smem_static;
-    ol.smem_dynamic = l->smem_dynamic;
-    ol.max_dynamic = -1;
-    ol.carveout_pct = o->carveout_pct;
-    ol.barriers = l->barriers;
+    engine_occ_launch(l, o->carveout_pct, &ol);
     struct occ_result occ;
     if (occ_compute(a, &ol, &occ) != 0 || occ.blocks_per_sm < 1) {
         snprintf(err, 512, "kernel '%s' cannot run: %s", l->name,

@@ -87,6 +87,14 @@ static inline int eng_fma_issue(const struct arch *a, uint64_t *lite, uint64_t *
     }
 }
 
+/* The occupancy question (occ.h) of a kernel launch: block size,
+ * registers, shared memory and barriers of l, no opt-in limit beyond the
+ * launch's own dynamic shared memory, and the preferred carveout
+ * (-1 = none).  The block size is taken as the product of l->block (the
+ * callers check it against the GPU first). */
+struct occ_launch;
+void engine_occ_launch(const struct tr_launch *l, int carveout_pct, struct occ_launch *ol);
+
 /* Simulate kernel k.  Initializes *out (caller frees with stats_kernel_free).
  * Returns 0, or -1 with a one-line message in err (e.g. the launch cannot run:
  * zero resident blocks, with the occupancy reason). */

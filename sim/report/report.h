@@ -38,6 +38,11 @@ int report_json(FILE *f, const char *config, const struct arch *a,
 int report_csv(FILE *f, const char *config, const struct arch *a,
                const struct report_kernel *k, int n);
 
+/* A CSV field (RFC 4180: in quotes, a quote doubled): always quoted when
+ * `always` (ncu quotes every field), else only when s holds a comma, quote
+ * or line break. */
+void report_csv_string(FILE *f, const char *s, int always);
+
 /* JSON helpers shared by the writers: a quoted, escaped string, and a number
  * that reads back to the same double (integers without a fraction; NaN and
  * infinities, which JSON lacks, as null). */

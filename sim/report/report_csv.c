@@ -6,12 +6,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
+#include <string.h>
 #include "report/report.h"
 
-static void field(FILE *f, int first, const char *s)
+void report_csv_string(FILE *f, const char *s, int always)
 {
-    if (!first)
-        fputc(',', f);
+    if (!always && !strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
     fputc('"', f);
     for (; *s; s++) {
         if (*s == '"')
@@ -19,6 +22,13 @@ static void field(FILE *f, int first, const char *s)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+static void field(FILE *f, int first, const char *s)
+{
+    if (!first)
+        fputc(',', f);
+    report_csv_string(f, s, 1);
 }
 
 static void dims_field(FILE *f, const uint32_t d[3])

@@ -117,6 +117,11 @@ int study_run(const struct study_plan *p, int jobs, int progress, struct study_t
 int study_write_csv(FILE *f, const struct study_table *t);
 int study_write_json(FILE *f, const struct study_table *t);
 
+/* The progress bar on stderr: "\rWHAT [####....] DONE/TOTAL", a newline
+ * when done == total. */
+void study_progress(const char *what, long done, long total);
+/* A gnuplot single-quoted string ('' is a quote; line breaks dropped). */
+void study_gp_string(FILE *f, const char *s);
 /* A gnuplot script that draws metrics ys[0..ny) against the first varied key
  * (one line per combination of the other keys) into `out` (.svg or .png).
  * The data is inlined, so the script stands alone.  0 or -1. */

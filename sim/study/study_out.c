@@ -14,39 +14,24 @@
 #include "report/report.h"
 #include "study/study.h"
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int study_write_csv(FILE *f, const struct study_table *t)
 {
     for (int j = 0; j < t->nvars; j++) {
         if (j)
             fputc(',', f);
-        csv_field(f, t->keys[j]);
+        report_csv_string(f, t->keys[j], 0);
     }
     for (int i = 0; i < t->nmetrics; i++) {
         if (t->nvars || i)
             fputc(',', f);
-        csv_field(f, t->metrics[i]);
+        report_csv_string(f, t->metrics[i], 0);
     }
     fputc('\n', f);
     for (long p = 0; p < t->npoints; p++) {
         for (int j = 0; j < t->nvars; j++) {
             if (j)
                 fputc(',', f);
-            csv_field(f, t->vals[p * t->nvars + j]);
+            report_csv_string(f, t->vals[p * t->nvars + j], 0);
         }
         for (int i = 0; i < t->nmetrics; i++) {
             if (t->nvars || i)
@@ -132,8 +117,7 @@ int study_write_json(FILE *f, const struct study_table *t)
     return ferror(f) ? -1 : 0;
 }
 
-/* A gnuplot single-quoted string ('' is a quote). */
-static void gp_string(FILE *f, const char *s)
+void study_gp_string(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
@@ -185,13 +169,13 @@ int study_write_gnuplot(FILE *f, const struct study_table *t, const char *out,
     }
     long series = t->npoints / n0;
     fprintf(f, "# gnuplot script written by smsim\n%s\nset output ", term);
-    gp_string(f, out);
+    study_gp_string(f, out);
     fputs("\nset title ", f);
-    gp_string(f, title);
+    study_gp_string(f, title);
     fputs(" noenhanced\nset xlabel ", f);
-    gp_string(f, t->keys[0]);
+    study_gp_string(f, t->keys[0]);
     fputs(" noenhanced\nset ylabel ", f);
-    gp_string(f, ny == 1 ? ys[0] : "value");
+    study_gp_string(f, ny == 1 ? ys[0] : "value");
     fputs(" noenhanced\nset key outside bottom center horizontal noenhanced\n"
           "set grid\nset yrange [0:*]\nset offsets graph 0.02, graph 0.02, graph 0.06, 0\n"
           "set datafile separator ','\n", f);
@@ -234,7 +218,7 @@ int study_write_gnuplot(FILE *f, const struct study_table *t, const char *out,
             snprintf(name, sizeof name, "%s%s%s", ys[k], lab[0] ? " " : "", lab);
             fprintf(f, "%s$d%ld using 1:%d with linespoints pt 7 ps 0.6 title ",
                     first ? "" : ", \\\n     ", s, k + 2);
-            gp_string(f, name);
+            study_gp_string(f, name);
             first = 0;
         }
     }

@@ -165,7 +165,7 @@ struct shared {
     const char *names[STATS_METRICS_MAX]; /* their names                         */
 };
 
-static void draw_bar(long done, long total)
+void study_progress(const char *what, long done, long total)
 {
     enum { W = 40 };
     char bar[W + 1];
@@ -173,7 +173,7 @@ static void draw_bar(long done, long total)
     for (int i = 0; i < W; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[W] = '\0';
-    fprintf(stderr, "\rsweep [%s] %ld/%ld", bar, done, total);
+    fprintf(stderr, "\r%s [%s] %ld/%ld", what, bar, done, total);
     if (done == total)
         fputc('\n', stderr);
     fflush(stderr);
@@ -213,7 +213,7 @@ static void *worker(void *arg)
         }
         s->done++;
         if (s->progress && s->fail < 0)
-            draw_bar(s->done, s->t->npoints);
+            study_progress("sweep", s->done, s->t->npoints);
         pthread_mutex_unlock(&s->mu);
     }
     if (tf)

@@ -194,14 +194,7 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     /* L1 capacity: unified L1 + shared minus the carveout occupancy chose */
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
-    memset(&ol, 0, sizeof ol);
-    ol.threads = (int)(l->block[0] * l->block[1] * l->block[2]);
-    ol.regs = l->regs;
-    ol.smem_static = l->smem_static;
-    ol.smem_dynamic = l->smem_dynamic;
-    ol.max_dynamic = -1;
-    ol.carveout_pct = -1;
-    ol.barriers = l->barriers;
+    engine_occ_launch(l, -1, &ol);
     struct occ_result occ;
     occ_compute(a, &ol, &occ);
     double l1cap = (double)a->l1_smem_kb * 1024.0 - (double)occ.smem_config_bytes;

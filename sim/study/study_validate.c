@@ -423,14 +423,7 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
     p->insts = kernel_insts(k);
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
-    memset(&ol, 0, sizeof ol);
-    ol.threads = (int)(l->block[0] * l->block[1] * l->block[2]);
-    ol.regs = l->regs;
-    ol.smem_static = l->smem_static;
-    ol.smem_dynamic = l->smem_dynamic;
-    ol.max_dynamic = -1;
-    ol.carveout_pct = o->carveout_pct;
-    ol.barriers = l->barriers;
+    engine_occ_launch(l, o->carveout_pct, &ol);
     struct occ_result occ;
     if (occ_compute(a, &ol, &occ) || occ.blocks_per_sm < 1) {
         snprintf(err, STUDY_ERR_MAX, "%s:%d:%d: trace '%.400s': kernel '%s' cannot run on %s: %s",
@@ -559,20 +552,6 @@ static int run_one(struct pool *s, int i, char err[STUDY_ERR_MAX])
     return 0;
 }
 
-static void draw_bar(int done, int total)
-{
-    enum { W = 40 };
-    char bar[W + 1];
-    int fill = total ? done * W / total : W;
-    for (int i = 0; i < W; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[W] = '\0';
-    fprintf(stderr, "\rvalidate [%s] %d/%d", bar, done, total);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
-
 static void *worker(void *arg)
 {
     struct pool *s = arg;
@@ -593,7 +572,7 @@ static void *worker(void *arg)
         }
         s->done++;
         if (s->o->progress)
-            draw_bar(s->done, s->n);
+            study_progress("validate", s->done, s->n);
         pthread_mutex_unlock(&s->mu);
     }
     return NULL;
@@ -648,7 +627,7 @@ static int run_pool(const struct arch *a, const struct val_opts *o, struct val_p
     s.threads = nrun > 0 && o->jobs > nrun ? o->jobs / nrun : 1;
     pthread_mutex_init(&s.mu, NULL);
     if (o->progress && nrun)
-        draw_bar(0, nrun);
+        study_progress("validate", 0, nrun);
     pthread_t *th = calloc((size_t)jobs, sizeof *th);
     int started = 0;
     if (th)

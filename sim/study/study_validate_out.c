@@ -285,18 +285,6 @@ int val_write_json(FILE *f, const struct val_manifest *m, const struct val_resul
 
 /* --- gnuplot --------------------------------------------------------------- */
 
-static void gp_string(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        if (*s != '\n')
-            fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
 int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_result *r,
                       int metric, const char *out)
 {
@@ -317,10 +305,10 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
         fprintf(f, "set terminal pngcairo size %d,%d font 'sans,9'\n", 360 * cols,
                 280 * rows + 40);
     fputs("set output ", f);
-    gp_string(f, out);
+    study_gp_string(f, out);
     fputs("\nset grid\nset yrange [0:*]\nset key bottom right noenhanced\n"
           "set xlabel 'warps per scheduler'\nset ylabel ", f);
-    gp_string(f, val_metric_short(metric));
+    study_gp_string(f, val_metric_short(metric));
     fputs("\nset datafile missing 'NaN'\n", f);
     for (int q = 0; q < r->ncases; q++) {
         fprintf(f, "$d%d << EOD\n", q);
@@ -355,11 +343,11 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
     char title[400];
     snprintf(title, sizeof title, "%s: ncu (measured) vs smsim (%s)",
              val_metric_name(metric), r->config_name);
-    gp_string(f, title);
+    study_gp_string(f, title);
     fputs(" noenhanced\n", f);
     for (int q = 0; q < r->ncases; q++) {
         fputs("set title ", f);
-        gp_string(f, m->c[r->p[r->sat[q].first].mi].name);
+        study_gp_string(f, m->c[r->p[r->sat[q].first].mi].name);
         fputs(" noenhanced\n", f);
         fprintf(f, "plot $d%d using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'ncu', \\\n"
                    "     $d%d using 1:3 with linespoints pt 6 ps 0.5 lw 2 dt 2 title 'smsim'\n",

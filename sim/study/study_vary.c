@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "engine/engine.h"
 #include "occ/occ.h"
 #include "study/study.h"
 
@@ -285,14 +286,7 @@ int study_point_prepare(const struct study_plan *p, const struct tr_launch *trac
         return -1;
     }
     struct occ_launch ol;
-    memset(&ol, 0, sizeof ol);
-    ol.threads = (int)threads;
-    ol.regs = l->regs;
-    ol.smem_static = l->smem_static;
-    ol.smem_dynamic = l->smem_dynamic;
-    ol.max_dynamic = -1;
-    ol.carveout_pct = p->carveout_pct;
-    ol.barriers = l->barriers;
+    engine_occ_launch(l, p->carveout_pct, &ol);
     struct occ_result r;
     if (occ_compute(&out->a, &ol, &r) != 0 || r.blocks_per_sm < 1) {
         snprintf(err, STUDY_ERR_MAX, "smsim: sweep point %ld (%s): the launch cannot run: %s",
