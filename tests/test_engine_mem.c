@@ -146,17 +146,17 @@ static void coalescing(void **state)
     stats_kernel_free(&st);
 }
 
-/* Random pointer chase over a footprint 4x the L1 left by the carveout:
- * about a quarter of the sectors hit L1 (hash draws), the rest hit L2. */
-static void random_hit_rate(void **state)
+/* Random loads of `width` bytes per lane over a footprint 4x the L1 left
+ * by the carveout: about a quarter of the sectors hit L1 (hash draws), the
+ * rest hit L2. */
+static void hit_rate_case(int width, int loops)
 {
-    (void)state;
     struct arch a;
     tu_arch(&a, 1);
     struct tr_inst body[1] = {
-        tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_RANDOM, 4, 1, -1, 4, 0)};
+        tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_RANDOM, 4, 1, -1, width, 0)};
     struct tu_kernel t;
-    tu_kernel_init(&t, 4, 1024, body, 1, 20);
+    tu_kernel_init(&t, 4, 1024, body, 1, (uint32_t)loops);
     struct engine_opts o;
     tu_opts(&o);
     o.carveout_pct = 0; /* no shared memory: the whole 256 KB is L1 */
@@ -170,6 +170,21 @@ static void random_hit_rate(void **state)
     assert_int_equal(st.l2_sector_hits, st.l2_sectors);
     assert_int_equal(st.l2_sectors, st.l1_sectors - st.l1_sector_hits);
     stats_kernel_free(&st);
+}
+
+/* 4-byte lanes: 32 sectors a load, one binomial draw per level. */
+static void random_hit_rate(void **state)
+{
+    (void)state;
+    hit_rate_case(4, 20);
+}
+
+/* 65535-byte lanes: 65536 sectors a load, where the binomial's P(0) =
+ * 0.75^65536 underflows and the engine draws sector by sector. */
+static void random_hit_rate_wide(void **state)
+{
+    (void)state;
+    hit_rate_case(65535, 1);
 }
 
 /* Cycles of one warp running n dependent loads of `pattern` (32 lanes,
@@ -219,6 +234,7 @@ int main(void)
         cmocka_unit_test(l2_saturates),
         cmocka_unit_test(coalescing),
         cmocka_unit_test(random_hit_rate),
+        cmocka_unit_test(random_hit_rate_wide),
         cmocka_unit_test(per_line_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

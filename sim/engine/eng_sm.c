@@ -452,11 +452,8 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         struct eng_smsp *sp = &sm->sp[s];
         if (sp->resident == 0)
             continue;
-        if (t < sp->umin && !no_skip) {
-            if (sp->umin < next)
-                next = sp->umin;
+        if (t < sp->umin && !no_skip)
             continue;
-        }
         struct stats_smsp *ss = sp->ss;
         uint64_t *until = sp->until;
         int nls = sp->hi;
@@ -523,8 +520,6 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         if (n == 0) {
             sp->solo = -1;
             sp->umin = umin;
-            if (umin < next)
-                next = umin;
             continue;
         }
         ss->warps_eligible += (uint64_t)n;
@@ -598,8 +593,9 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
          * during the issue */
         sp->umin = sp->uother < emin ? sp->uother : emin;
     }
-    /* An issue may release a barrier on an SMSP visited earlier in this
-     * step (smsp_lower): take every SMSP's bound now. */
+    /* The SM's next look is its SMSPs' earliest bound, taken after all of
+     * them were visited: an issue may release a barrier on an SMSP visited
+     * earlier in this step (smsp_lower). */
     for (int s = 0; s < sub; s++)
         if (sm->sp[s].resident && sm->sp[s].umin < next)
             next = sm->sp[s].umin;
