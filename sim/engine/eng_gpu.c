@@ -162,8 +162,6 @@ static int alloc_run(struct eng_run *r)
         sm->copies = calloc((size_t)nslots, sizeof *sm->copies);
         if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due || !sm->copies)
             return -1;
-        for (int j = 0; j < nslots; j++)
-            sm->w[j].copy = &sm->copies[j];
         if (r->deferred) {
             sm->fr = calloc((size_t)r->bps, sizeof *sm->fr);
             sm->unres = calloc((size_t)nslots, sizeof *sm->unres);

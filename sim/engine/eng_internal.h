@@ -66,8 +66,6 @@ struct eng_warp {
     uint8_t bslot;         /* block slot on the SM                                  */
     struct eng_sb sb;      /* pending registers                                     */
     struct tr_cursor cur;  /* position in the trace                                 */
-    struct tr_inst *copy;  /* room for a sealed copy of ni when the reader left it
-                              unsealed (eng_sm.copies[slot], kept out of line)    */
 };
 
 /* Requests of one SMSP queue (LG or MIO): the cycle each frees its slot. */
@@ -162,7 +160,8 @@ struct eng_sm {
     int *elig;             /* [slots_per_smsp] scratch: eligible local slots         */
     int *due;              /* [slots_per_smsp] scratch: local slots due this step    */
     uint8_t *taken;        /* [slots_per_smsp] scratch: pick marks                   */
-    struct tr_inst *copies;/* [bps * wpb] eng_warp.copy of each slot               */
+    struct tr_inst *copies;/* [bps * wpb] per warp slot: room for a sealed copy of an
+                              instruction the reader left unsealed (fetch_next)    */
     struct eng_acc acc;    /* counters summed into stats_kernel at the end           */
     /* parallel run only (outboxes of one epoch) */
     struct eng_req *req;   /* memory requests waiting for L2/DRAM                    */

@@ -208,13 +208,15 @@ int dep_kind(int dep)
     return dep == TR_DEP_LONG ? SBK_LONG : dep == TR_DEP_SHORT ? SBK_SHORT : SBK_WAIT;
 }
 
-static void fetch_next(struct eng_run *r, struct eng_warp *w)
+/* The warp's next instruction into w->ni; `room` (the slot's entry of
+ * eng_sm.copies) takes a sealed copy of an unsealed one. */
+static void fetch_next(struct eng_run *r, struct eng_warp *w, struct tr_inst *room)
 {
     const struct tr_inst *in = tr_next(r->k, &w->cur, &w->dyn);
     if (in && !in->sealed) { /* (the readers seal theirs; tests may not) */
-        *w->copy = *in;
-        tr_inst_seal(w->copy);
-        in = w->copy;
+        *room = *in;
+        tr_inst_seal(room);
+        in = room;
     }
     w->ni = in;
     w->ok = 0;
@@ -286,7 +288,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     default: /* NOP, MEMBAR (waited for before issue) */
         break;
     }
-    fetch_next(r, w);
+    fetch_next(r, w, &sm->copies[slot]);
     if (!w->ni) {
         finish(r, sm, w, t);
         return;
@@ -342,7 +344,7 @@ static void launch_block(struct eng_run *r, int smi, int b, uint64_t t)
             sm_error(r, smi, t, msg);
             w->ni = NULL;
         } else {
-            fetch_next(r, w);
+            fetch_next(r, w, &sm->copies[slot]);
         }
         if (!w->ni) { /* empty stream: gone at once */
             w->finished = 1;

@@ -91,6 +91,24 @@ static int at_blank(const struct lexer *lx)
 
 /* Read the next record (skipping noise and blank lines).  1 with a record,
  * 0 at the end, -1 with a message in err. */
+/* Append c to the field being read (room is kept for the NUL); 0, or -1
+ * out of memory (the buffer freed). */
+static int field_put(char **buf, size_t *n, size_t *cap, char c)
+{
+    if (*n + 2 > *cap) {
+        char *g = realloc(*buf, *cap * 2);
+        if (!g) {
+            free(*buf);
+            *buf = NULL;
+            return -1;
+        }
+        *buf = g;
+        *cap *= 2;
+    }
+    (*buf)[(*n)++] = c;
+    return 0;
+}
+
 static int next_record(struct lexer *lx, struct record *r, char err[NCU_ERR_MAX])
 {
     record_clear(r);
@@ -129,16 +147,8 @@ static int next_record(struct lexer *lx, struct record *r, char err[NCU_ERR_MAX]
                     lx->line++;
                     lx->bol = lx->at;
                 }
-                if (n + 2 > buf_cap) {
-                    buf_cap *= 2;
-                    char *g = realloc(buf, buf_cap);
-                    if (!g) {
-                        free(buf);
-                        goto nomem;
-                    }
-                    buf = g;
-                }
-                buf[n++] = c;
+                if (field_put(&buf, &n, &buf_cap, c))
+                    goto nomem;
             }
             /* after the closing quote: a separator, a line end or the end */
             if (lx->at < lx->len && lx->s[lx->at] == '\r')
@@ -164,16 +174,8 @@ static int next_record(struct lexer *lx, struct record *r, char err[NCU_ERR_MAX]
                 lx->at++;
                 if (c == '\r' && (lx->at >= lx->len || lx->s[lx->at] == '\n'))
                     continue;
-                if (n + 2 > buf_cap) {
-                    buf_cap *= 2;
-                    char *g = realloc(buf, buf_cap);
-                    if (!g) {
-                        free(buf);
-                        goto nomem;
-                    }
-                    buf = g;
-                }
-                buf[n++] = c;
+                if (field_put(&buf, &n, &buf_cap, c))
+                    goto nomem;
             }
         }
         buf[n] = '\0';
