@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "engine/eng_internal.h"
 
@@ -65,8 +66,8 @@ void gpu_assign_freed(struct eng_run *r, uint64_t t)
             bs->block = (uint32_t)r->next_block++;
             bs->launch_at = at;
             sm->npending++;
-            if (at < r->next[r->freed[i].sm])
-                r->next[r->freed[i].sm] = at;
+            if (at < r->sm[r->freed[i].sm].next)
+                r->sm[r->freed[i].sm].next = at;
         }
         if (!left)
             break;
@@ -133,8 +134,20 @@ static void free_run(struct eng_run *r)
         }
     }
     free(r->sm);
-    free(r->next);
     free(r->freed);
+}
+
+void *eng_line_calloc(size_t n, size_t size)
+{
+    if (n == 0)
+        n = 1;
+    if (size && n > (size_t)(PTRDIFF_MAX - 63) / size)
+        return NULL;
+    size_t bytes = (n * size + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
 }
 
 static int alloc_run(struct eng_run *r)
@@ -144,27 +157,26 @@ static int alloc_run(struct eng_run *r)
     int sub = a->subpartitions;
     r->sub = sub;
     r->slots_per_smsp = (nslots + sub - 1) / sub;
-    r->sm = calloc((size_t)a->sm_count, sizeof *r->sm);
-    r->next = calloc((size_t)a->sm_count, sizeof *r->next);
+    r->sm = eng_line_calloc((size_t)a->sm_count, sizeof *r->sm);
     r->freed = calloc((size_t)a->sm_count * (size_t)r->bps, sizeof *r->freed);
-    if (!r->sm || !r->next || !r->freed)
+    if (!r->sm || !r->freed)
         return -1;
     for (int i = 0; i < a->sm_count; i++) {
         struct eng_sm *sm = &r->sm[i];
-        r->next[i] = ENG_NEVER;
+        sm->next = ENG_NEVER;
         sm->err_t = ENG_NEVER;
-        sm->bs = calloc((size_t)r->bps, sizeof *sm->bs);
-        sm->w = calloc((size_t)nslots, sizeof *sm->w);
-        sm->sp = calloc((size_t)sub, sizeof *sm->sp);
-        sm->elig = calloc((size_t)r->slots_per_smsp, sizeof *sm->elig);
-        sm->taken = calloc((size_t)r->slots_per_smsp, sizeof *sm->taken);
-        sm->due = calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
-        sm->copies = calloc((size_t)nslots, sizeof *sm->copies);
+        sm->bs = eng_line_calloc((size_t)r->bps, sizeof *sm->bs);
+        sm->w = eng_line_calloc((size_t)nslots, sizeof *sm->w);
+        sm->sp = eng_line_calloc((size_t)sub, sizeof *sm->sp);
+        sm->elig = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->elig);
+        sm->taken = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->taken);
+        sm->due = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
+        sm->copies = eng_line_calloc((size_t)nslots, sizeof *sm->copies);
         if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due || !sm->copies)
             return -1;
         if (r->deferred) {
-            sm->fr = calloc((size_t)r->bps, sizeof *sm->fr);
-            sm->unres = calloc((size_t)nslots, sizeof *sm->unres);
+            sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
+            sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);
             if (!sm->fr || !sm->unres)
                 return -1;
         }
@@ -173,16 +185,16 @@ static int alloc_run(struct eng_run *r)
             sp->last = -1;
             sp->solo = -1;
             sp->nls = (nslots - s + sub - 1) / sub;
-            sp->ss = &r->st->smsp[(size_t)i * (size_t)sub + (size_t)s];
-            sp->until = malloc((size_t)(sp->nls > 0 ? sp->nls : 1) * sizeof *sp->until);
+            sp->ss = &sp->st;
+            sp->until = eng_line_calloc((size_t)sp->nls, sizeof *sp->until);
             if (!sp->until)
                 return -1;
             for (int j = 0; j < sp->nls; j++)
                 sp->until[j] = ENG_NEVER;
             sp->lg.cap = a->lsu_queue_depth;
             sp->mio.cap = a->mio_queue_depth;
-            sp->lg.free_at = calloc((size_t)sp->lg.cap, sizeof *sp->lg.free_at);
-            sp->mio.free_at = calloc((size_t)sp->mio.cap, sizeof *sp->mio.free_at);
+            sp->lg.free_at = eng_line_calloc((size_t)sp->lg.cap, sizeof *sp->lg.free_at);
+            sp->mio.free_at = eng_line_calloc((size_t)sp->mio.cap, sizeof *sp->mio.free_at);
             if (!sp->lg.free_at || !sp->mio.free_at)
                 return -1;
         }
@@ -295,7 +307,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         bs->block = (uint32_t)i;
         bs->launch_at = 0;
         sm->npending++;
-        r.next[i % (uint64_t)a->sm_count] = 0;
+        sm->next = 0;
     }
     r.next_block = first;
 
@@ -307,8 +319,8 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     for (;;) {
         uint64_t t = ENG_NEVER;
         for (int i = 0; i < a->sm_count; i++)
-            if (r.next[i] < t)
-                t = r.next[i];
+            if (r.sm[i].next < t)
+                t = r.sm[i].next;
         if (t == ENG_NEVER)
             break;
         if (o->max_cycles && t > o->max_cycles) {
@@ -318,7 +330,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
             break;
         }
         for (int i = 0; i < a->sm_count; i++)
-            if (r.next[i] == t)
+            if (r.sm[i].next == t)
                 sm_step(&r, i, t);
         if (r.nfreed)
             gpu_assign_freed(&r, t);
@@ -339,6 +351,9 @@ finish:
     /* GPU-wide counters were kept per SM (sums: any order gives the same) */
     for (int i = 0; i < a->sm_count; i++) {
         const struct eng_acc *c = &r.sm[i].acc;
+        out->sm[i] = r.sm[i].st;
+        for (int s = 0; s < r.sub; s++)
+            out->smsp[(size_t)i * (size_t)r.sub + (size_t)s] = r.sm[i].sp[s].st;
         out->events += c->events;
         out->thread_inst += c->thread_inst;
         out->dram_bytes += c->dram_bytes;

@@ -86,7 +86,7 @@ struct eng_smsp {
                               that had one, -1 otherwise                          */
     uint64_t uother;       /* with solo: <= min(until[]) of every other slot, so
                               while t < uother only solo can be due (no scan)     */
-    struct stats_smsp *ss; /* this SMSP's counters                                  */
+    struct stats_smsp *ss; /* this SMSP's counters: &st (copied out at the end)     */
     uint64_t active_since; /* cycle the SMSP went from 0 to 1 resident warps        */
     int resident;          /* resident warps                                        */
     int nls;               /* local slots of this SMSP (entries of until[])         */
@@ -94,6 +94,8 @@ struct eng_smsp {
     int last;              /* local slot of the last issued warp, -1 none           */
     struct eng_queue lg;   /* global/local/texture instructions not yet sent to L1  */
     struct eng_queue mio;  /* shared/constant instructions not yet served           */
+    struct stats_smsp st;  /* the counters, kept here while the SM runs: its thread's
+                              own cache lines, not stats_kernel's shared array   */
 };
 
 /* A resident-block slot of an SM. */
@@ -148,7 +150,13 @@ struct eng_free_ev {
     int rank;              /* slots this SM freed earlier in the same cycle         */
 };
 
+/* Each SM is stepped by one thread at a time, and in a parallel run SMs
+ * i and i + 1 belong to different threads (eng_par.c); so everything an SM
+ * writes while it runs lives in cache lines of its own: this struct is
+ * line-aligned and every per-SM array comes from eng_line_calloc(). */
 struct eng_sm {
+    _Alignas(64) uint64_t next; /* next cycle the SM needs a look, ENG_NEVER when
+                              idle for good                                       */
     uint64_t active_since; /* cycle the SM went from 0 to 1 resident warps          */
     int resident;          /* resident warps                                        */
     int npending;          /* block slots in BS_PENDING                             */
@@ -163,6 +171,7 @@ struct eng_sm {
     struct tr_inst *copies;/* [bps * wpb] per warp slot: room for a sealed copy of an
                               instruction the reader left unsealed (fetch_next)    */
     struct eng_acc acc;    /* counters summed into stats_kernel at the end           */
+    struct stats_sm st;    /* this SM's counters (copied into stats_kernel at the end) */
     /* parallel run only (outboxes of one epoch) */
     struct eng_req *req;   /* memory requests waiting for L2/DRAM                    */
     int nreq, capreq;      /* used / allocated                                      */
@@ -204,9 +213,7 @@ struct eng_run {
     const struct engine_observer *obs; /* NULL: no pictures                        */
     struct stats_kernel *st;    /* counters being filled                           */
     struct eng_mem mem;         /* L2/DRAM servers                                 */
-    struct eng_sm *sm;          /* [sm_count]                                      */
-    uint64_t *next;             /* [sm_count] next cycle each SM needs a look,
-                                   ENG_NEVER when idle for good                    */
+    struct eng_sm *sm;          /* [sm_count], line-aligned                        */
     int bps;                    /* resident blocks per SM                          */
     int wpb;                    /* warps per block                                 */
     int sub;                    /* SMSPs per SM                                    */
@@ -220,6 +227,11 @@ struct eng_run {
     int error;                  /* set on an internal failure (serial run)         */
     char *err;                  /* message buffer [512]                            */
 };
+
+/* A zeroed array of n elements of `size` bytes that shares no cache line
+ * with any other allocation (line-aligned, length rounded up to whole
+ * lines); release with free().  NULL when out of memory. */
+void *eng_line_calloc(size_t n, size_t size);
 
 /* Population count without relying on the POPCNT instruction (gcc's default
  * x86-64 target lacks it and __builtin_popcount calls a library routine). */

@@ -21,6 +21,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "engine/eng_internal.h"
 
 void mem_init(struct eng_run *r)
@@ -293,9 +294,14 @@ static struct eng_req *req_push(struct eng_sm *sm)
 {
     if (sm->nreq == sm->capreq) {
         int cap = sm->capreq ? 2 * sm->capreq : 64;
-        struct eng_req *n = realloc(sm->req, (size_t)cap * sizeof *n);
+        /* line-aligned like all per-SM data (eng_sm), so no other thread's
+         * SM shares a line with the outbox */
+        struct eng_req *n = eng_line_calloc((size_t)cap, sizeof *n);
         if (!n)
             return NULL;
+        if (sm->nreq)
+            memcpy(n, sm->req, (size_t)sm->nreq * sizeof *n);
+        free(sm->req);
         sm->req = n;
         sm->capreq = cap;
     }

@@ -77,18 +77,31 @@ struct par_ctl {
 
 struct par_worker {
     struct par_ctl *c;          /* shared control                                 */
-    int lo, hi;                 /* SMs [lo, hi)                                   */
+    int first;                  /* SMs first, first + threads, first + 2 threads, ... */
     int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
 };
 
-/* One epoch of SMs [lo, hi): apply last epoch's answers, then step. */
-static void run_range(struct eng_run *r, int lo, int hi, uint64_t end)
+/* One epoch of SMs first, first + stride, ...: apply last epoch's answers,
+ * then step.
+ *
+ * Why every stride-th SM rather than a contiguous range: SMs that run the
+ * same kernel fall into step, and their phase drifts with the SM index (the
+ * L2/DRAM servers take same-cycle requests in SM order, so higher SMs are
+ * answered later).  With halves, one thread got the busy SMs of an epoch
+ * and the other the idle ones: on dram_chain (docs/performance.md) the epoch
+ * times alternated in a three-epoch cycle between 5 and 120 us per thread,
+ * and the slower thread set the pace.  Interleaved, each thread gets SMs of
+ * every phase.  (Neighbouring SMs then belong to different threads, hence
+ * the line-aligned per-SM data: eng_sm.) */
+static void run_range(struct eng_run *r, int first, int stride, uint64_t end)
 {
-    for (int i = lo; i < hi; i++) {
+    int nsm = r->a->sm_count;
+    for (int i = first; i < nsm; i += stride) {
+        struct eng_sm *sm = &r->sm[i];
         sm_settle(r, i);
-        while (r->next[i] < end)
-            sm_step(r, i, r->next[i]);
+        while (sm->next < end)
+            sm_step(r, i, sm->next);
     }
 }
 
@@ -105,7 +118,7 @@ static void *worker(void *arg)
         bar_wait(&c->start, &w->s_start);
         if (c->quit)
             break;
-        run_range(c->r, w->lo, w->hi, c->end);
+        run_range(c->r, w->first, c->threads, c->end);
         bar_wait(&c->done, &w->s_done);
     }
     return NULL;
@@ -184,8 +197,8 @@ static uint64_t serial_phase(struct eng_run *r, struct par_scratch *ps, uint64_t
     }
 
     for (int i = 0; i < nsm; i++)
-        if (r->next[i] < low)
-            low = r->next[i];
+        if (r->sm[i].next < low)
+            low = r->sm[i].next;
     return low;
 }
 
@@ -238,10 +251,8 @@ int par_run(struct eng_run *r, int threads)
      * those that run — the result does not depend on it */
     c.threads = started;
     wk[0].c = &c;
-    for (int i = 0; i < started; i++) {
-        wk[i].lo = (int)((long)nsm * i / started);
-        wk[i].hi = (int)((long)nsm * (i + 1) / started);
-    }
+    for (int i = 0; i < started; i++)
+        wk[i].first = i;
     bar_init(&c.start, started);
     bar_init(&c.done, started);
     pthread_mutex_lock(&c.mu);
@@ -252,8 +263,8 @@ int par_run(struct eng_run *r, int threads)
     int rc = 0;
     uint64_t e = ENG_NEVER;
     for (int i = 0; i < nsm; i++)
-        if (r->next[i] < e)
-            e = r->next[i];
+        if (r->sm[i].next < e)
+            e = r->sm[i].next;
     for (;;) {
         if (e == ENG_NEVER)
             break;
@@ -270,7 +281,7 @@ int par_run(struct eng_run *r, int threads)
             end = r->o->max_cycles + 1;
         c.end = end;
         bar_wait(&c.start, &wk[0].s_start);
-        run_range(r, wk[0].lo, wk[0].hi, end);
+        run_range(r, 0, started, end);
         bar_wait(&c.done, &wk[0].s_done);
         if (take_error(r)) {
             rc = -1;

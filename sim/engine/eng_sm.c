@@ -362,7 +362,7 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
     struct eng_warp *w = &sm->w[slot];
     struct eng_smsp *sp = &sm->sp[s];
     struct stats_smsp *ss = sp->ss;
-    struct stats_sm *sst = &r->st->sm[smi];
+    struct stats_sm *sst = &sm->st;
     flush(r, ss, smi, s, ls, w, t);
     ss->warps_active += t - w->launch;
     sst->warps_active += t - w->launch;
@@ -616,7 +616,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         next = t + 1;
     if (next <= t) /* cannot happen; never loop on one cycle */
         next = t + 1;
-    r->next[smi] = next;
+    sm->next = next;
 }
 
 /* Parallel run, epoch end: the requests of this SM have their answers
@@ -642,7 +642,7 @@ void sm_settle(struct eng_run *r, int smi)
         w->npend--;
     }
     sm->nreq = 0;
-    uint64_t next = r->next[smi];
+    uint64_t next = sm->next;
     for (int i = 0; i < sm->nunres; i++) {
         int slot = sm->unres[i];
         int s = slot % sub, ls = slot / sub;
@@ -658,5 +658,5 @@ void sm_settle(struct eng_run *r, int smi)
             next = u;
     }
     sm->nunres = 0;
-    r->next[smi] = next;
+    sm->next = next;
 }
