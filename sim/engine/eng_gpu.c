@@ -46,11 +46,13 @@ void gpu_block_retired(struct eng_run *r, int smi, int b, uint64_t t)
 
 /* Hand the next blocks of the grid to the slots freed at t: rank 0 of every
  * SM in SM order, then rank 1, ...; each becomes resident
- * block_launch_latency cycles later (at least one). */
-void gpu_assign_freed(struct eng_run *r, uint64_t t)
+ * block_launch_latency cycles later (at least one).  Returns that cycle, or
+ * ENG_NEVER if no block was left to hand out. */
+uint64_t gpu_assign_freed(struct eng_run *r, uint64_t t)
 {
     int lat = r->a->block_launch_latency;
     uint64_t at = t + (uint64_t)(lat > 1 ? lat : 1);
+    uint64_t first = r->next_block;
     for (int rank = 0; r->nfreed > 0 && r->next_block < r->nblocks; rank++) {
         int left = 0;
         for (int i = 0; i < r->nfreed; i++) {
@@ -73,6 +75,7 @@ void gpu_assign_freed(struct eng_run *r, uint64_t t)
             break;
     }
     r->nfreed = 0;
+    return r->next_block > first ? at : ENG_NEVER;
 }
 
 /* A hand-filled struct arch (tests, studies) is not validated by arch_load;

@@ -126,20 +126,28 @@ struct eng_acc {
 
 /* Parallel run: the L2/DRAM part of a memory instruction, computed at the
  * epoch end in global (cycle, SM, issue) order exactly as the serial engine
- * computes it at issue (eng_mem.c).  Inputs are the SM-local results. */
-struct eng_req {
+ * computes it at issue (eng_mem.c).  Inputs are the SM-local results; this
+ * is all the serial phase reads (eng_par.c copies it into its thread's
+ * outbox, so the phase streams through one array per thread). */
+struct eng_srv {
     uint64_t t;            /* issue cycle                                           */
     double t1;             /* time the request left the L1/TEX stage                */
     double rdy;            /* readiness known so far (L1 hits), 0 none              */
-    uint64_t ph;           /* placeholder ready value written to the scoreboard     */
-    uint64_t ready;        /* the answer (filled at resolution)                     */
     int m;                 /* sectors to L2                                         */
     int h2;                /* of which L2 hits                                      */
     int m3;                /* L2 load misses (DRAM reads)                           */
     int wb;                /* DRAM write-backs (stores)                             */
     int excess;            /* lines beyond what the sectors need (divergence)       */
+    int is_store;          /* STG/RED-less store                                    */
+};
+
+/* Parallel run: a deferred request as its SM keeps it. */
+struct eng_req {
+    struct eng_srv s;      /* the servers' inputs                                   */
+    uint64_t ph;           /* placeholder ready value written to the scoreboard     */
+    uint64_t ready;        /* the answer (set before sm_settle)                     */
     int slot;              /* SM warp slot of the issuing warp                      */
-    uint8_t is_store;      /* STG/RED-less store                                    */
+    int pos;               /* index in its thread's outbox this epoch (eng_par.c)   */
     uint8_t is_atom;       /* atomic                                                */
 };
 
@@ -157,6 +165,8 @@ struct eng_free_ev {
 struct eng_sm {
     _Alignas(64) uint64_t next; /* next cycle the SM needs a look, ENG_NEVER when
                               idle for good                                       */
+    uint64_t err_t;        /* cycle of the first error on this SM (ENG_NEVER none;
+                              next to `next`: checked after every epoch)          */
     uint64_t active_since; /* cycle the SM went from 0 to 1 resident warps          */
     int resident;          /* resident warps                                        */
     int npending;          /* block slots in BS_PENDING                             */
@@ -179,7 +189,6 @@ struct eng_sm {
     int nfr, capfr;        /* used / allocated                                      */
     int *unres;            /* slots with an unresolved evaluation                    */
     int nunres;            /* entries in unres ([bps * wpb] allocated)              */
-    uint64_t err_t;        /* cycle of the first error on this SM (ENG_NEVER none)   */
     char err[512];         /* its message                                           */
 };
 
@@ -305,13 +314,15 @@ void sm_settle(struct eng_run *r, int smi);
 /* Report an internal error of SM smi at t (one line). */
 void sm_error(struct eng_run *r, int smi, uint64_t t, const char *msg);
 
-/* eng_mem.c (parallel run): the L2/DRAM part of a deferred request. */
-void mem_resolve(struct eng_run *r, struct eng_req *q);
+/* eng_mem.c (parallel run): the L2/DRAM part of a deferred request; returns
+ * the cycle its answer is ready. */
+uint64_t mem_resolve(struct eng_run *r, const struct eng_srv *s);
 
 /* eng_gpu.c: the dispatcher gives a freed block slot its next block. */
 void gpu_block_retired(struct eng_run *r, int smi, int bslot, uint64_t t);
-/* Hand pending blocks to the slots in r->freed, all freed at t (in SM order). */
-void gpu_assign_freed(struct eng_run *r, uint64_t t);
+/* Hand pending blocks to the slots in r->freed, all freed at t (in SM order).
+ * Returns the cycle they launch, ENG_NEVER if none was left. */
+uint64_t gpu_assign_freed(struct eng_run *r, uint64_t t);
 
 /* eng_par.c: the epoch loop (serial when threads == 1).  0 or -1. */
 int par_run(struct eng_run *r, int threads);

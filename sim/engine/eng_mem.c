@@ -283,10 +283,10 @@ static uint64_t l2_dram(const struct arch *a, struct eng_mem *mem, uint64_t t, d
     return cycle_ceil(rdy, t);
 }
 
-void mem_resolve(struct eng_run *r, struct eng_req *q)
+uint64_t mem_resolve(struct eng_run *r, const struct eng_srv *s)
 {
-    q->ready = l2_dram(r->a, &r->mem, q->t, q->t1, q->rdy, q->m, q->h2, q->m3, q->wb,
-                       q->is_store, q->excess);
+    return l2_dram(r->a, &r->mem, s->t, s->t1, s->rdy, s->m, s->h2, s->m3, s->wb, s->is_store,
+                   s->excess);
 }
 
 /* Room for one more deferred request of sm; NULL when out of memory. */
@@ -400,16 +400,16 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
                 if (q) {
                     /* The answer is at least min(l2, dram latency) away,
                      * past the epoch: a placeholder until the epoch end. */
-                    q->t = t;
-                    q->t1 = t1;
-                    q->rdy = rdy;
-                    q->m = m;
-                    q->h2 = h2;
-                    q->m3 = m3;
-                    q->wb = wb;
-                    q->excess = excess;
+                    q->s.t = t;
+                    q->s.t1 = t1;
+                    q->s.rdy = rdy;
+                    q->s.m = m;
+                    q->s.h2 = h2;
+                    q->s.m3 = m3;
+                    q->s.wb = wb;
+                    q->s.excess = excess;
+                    q->s.is_store = is_store;
                     q->slot = slot;
-                    q->is_store = (uint8_t)is_store;
                     q->is_atom = (uint8_t)is_atom;
                     q->ph = ENG_PEND + (uint64_t)sm->nreq;
                     q->ready = 0;

@@ -17,6 +17,16 @@
  * follows from it, equals the serial run.  At the start of the next epoch
  * each SM applies its answers (sm_settle).
  *
+ * What crosses between threads is kept small and in bulk, because a cache
+ * line written by one core and read by another costs a transfer each way
+ * per epoch, and memory-bound kernels run an epoch every 100-280 simulated
+ * cycles (docs/performance.md).  At its epoch end each thread sorts its own
+ * SMs' requests into one outbox array (par_out) and sums up its SMs (the
+ * earliest next cycle, freed slots, errors); the serial phase reads only
+ * the outboxes and the sums, merges the sorted outboxes, and writes the
+ * answers into one array per thread; an SM's own structures are touched by
+ * another thread only when it freed a block slot or failed.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <pthread.h>
@@ -66,7 +76,7 @@ static void bar_wait(struct par_bar *b, int *local)
 struct par_ctl {
     struct eng_run *r;          /* the run                                        */
     int threads;                /* workers, the calling thread included           */
-    uint64_t end;               /* current epoch: step cycles < end               */
+    uint64_t e, end;            /* current epoch: step cycles in [e, end)         */
     int quit;                   /* workers leave at the next start                */
     int go;                     /* 1 once threads and barriers are final          */
     pthread_mutex_t mu;         /* guards go                                      */
@@ -75,15 +85,96 @@ struct par_ctl {
     struct par_bar done;        /* every SM reached the epoch end                 */
 };
 
+/* A request in a thread's outbox: the servers' inputs and the second sort
+ * key. */
+struct par_srv {
+    struct eng_srv s;           /* the servers' inputs                            */
+    int sm;                     /* issuing SM                                     */
+};
+
+/* What one thread hands the serial phase at an epoch end, and gets back. */
+struct par_out {
+    struct par_srv *q;          /* [n] its SMs' requests, (cycle, SM, issue) order */
+    uint64_t *ans;              /* [n] their answers (serial phase)               */
+    int n, cap;                 /* used / allocated                               */
+    int head;                   /* serial phase: next entry of q to resolve       */
+    int *cnt;                   /* [longest epoch + 1] counting sort by cycle      */
+    uint64_t next_min;          /* earliest next cycle of its SMs                 */
+    int nfree;                  /* block slots its SMs freed this epoch           */
+    int err;                    /* 1: one of its SMs failed                       */
+    int oom;                    /* 1: the outbox could not grow                   */
+};
+
+/* One thread's share: line-aligned (eng_line_calloc), since each is written
+ * by its own thread. */
 struct par_worker {
-    struct par_ctl *c;          /* shared control                                 */
+    _Alignas(64) struct par_ctl *c; /* shared control                             */
     int first;                  /* SMs first, first + threads, first + 2 threads, ... */
     int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
+    struct par_out out;         /* its outbox                                     */
 };
 
+/* Epoch end, on the thread: sum up its SMs and sort their requests of the
+ * epoch [e, end) into its outbox, by cycle, then SM, then issue order (each
+ * SM's own requests are in issue order, hence in cycle order). */
+static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
+                   uint64_t end)
+{
+    struct par_out *o = &wk->out;
+    int nsm = r->a->sm_count;
+    int total = 0, nfree = 0, err = 0;
+    uint64_t nm = ENG_NEVER;
+    for (int i = wk->first; i < nsm; i += stride) {
+        const struct eng_sm *sm = &r->sm[i];
+        total += sm->nreq;
+        nfree += sm->nfr;
+        err |= sm->err_t != ENG_NEVER;
+        if (sm->next < nm)
+            nm = sm->next;
+    }
+    o->next_min = nm;
+    o->nfree = nfree;
+    o->err = err;
+    o->n = 0;
+    if (total == 0)
+        return;
+    if (total > o->cap) {
+        int cap = total + total / 2 + 64;
+        free(o->q);
+        free(o->ans);
+        o->q = eng_line_calloc((size_t)cap, sizeof *o->q);
+        o->ans = eng_line_calloc((size_t)cap, sizeof *o->ans);
+        o->cap = o->q && o->ans ? cap : 0;
+        if (!o->cap) {
+            o->oom = 1;
+            return;
+        }
+    }
+    uint64_t len = end - e;
+    memset(o->cnt, 0, (size_t)(len + 1) * sizeof *o->cnt);
+    for (int i = wk->first; i < nsm; i += stride) {
+        const struct eng_sm *sm = &r->sm[i];
+        for (int j = 0; j < sm->nreq; j++)
+            o->cnt[sm->req[j].s.t - e + 1]++;
+    }
+    for (uint64_t k = 1; k <= len; k++)
+        o->cnt[k] += o->cnt[k - 1];
+    for (int i = wk->first; i < nsm; i += stride) {
+        struct eng_sm *sm = &r->sm[i];
+        for (int j = 0; j < sm->nreq; j++) {
+            struct eng_req *q = &sm->req[j];
+            int p = o->cnt[q->s.t - e]++;
+            o->q[p].s = q->s;
+            o->q[p].sm = i;
+            q->pos = p;
+        }
+    }
+    o->n = total;
+}
+
 /* One epoch of SMs first, first + stride, ...: apply last epoch's answers,
- * then step.
+ * step, then fill the outbox.
  *
  * Why every stride-th SM rather than a contiguous range: SMs that run the
  * same kernel fall into step, and their phase drifts with the SM index (the
@@ -94,15 +185,20 @@ struct par_worker {
  * and the slower thread set the pace.  Interleaved, each thread gets SMs of
  * every phase.  (Neighbouring SMs then belong to different threads, hence
  * the line-aligned per-SM data: eng_sm.) */
-static void run_range(struct eng_run *r, int first, int stride, uint64_t end)
+static void run_range(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
+                      uint64_t end)
 {
     int nsm = r->a->sm_count;
-    for (int i = first; i < nsm; i += stride) {
+    const uint64_t *ans = wk->out.ans;
+    for (int i = wk->first; i < nsm; i += stride) {
         struct eng_sm *sm = &r->sm[i];
+        for (int j = 0; j < sm->nreq; j++)
+            sm->req[j].ready = ans[sm->req[j].pos];
         sm_settle(r, i);
         while (sm->next < end)
             sm_step(r, i, sm->next);
     }
+    gather(r, wk, stride, e, end);
 }
 
 static void *worker(void *arg)
@@ -118,61 +214,58 @@ static void *worker(void *arg)
         bar_wait(&c->start, &w->s_start);
         if (c->quit)
             break;
-        run_range(c->r, w->first, c->threads, c->end);
+        run_range(c->r, w, c->threads, c->e, c->end);
         bar_wait(&c->done, &w->s_done);
     }
     return NULL;
 }
 
-/* Growable scratch of the serial phase. */
-struct par_scratch {
-    struct eng_req **order;     /* requests of the epoch in global order          */
-    int cap;                    /* allocated entries of order                     */
-    int *cnt;                   /* [len + 1] counting sort by cycle               */
-};
-
 /* Epoch end, one thread: the servers and the dispatcher in serial order.
  * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
  * ENG_PEND on out of memory. */
-static uint64_t serial_phase(struct eng_run *r, struct par_scratch *ps, uint64_t e,
-                             uint64_t len)
+static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw)
 {
     int nsm = r->a->sm_count;
     uint64_t low = ENG_NEVER;
-
-    /* requests: counting sort on the cycle, SMs ascending, issue order kept */
-    int total = 0;
-    for (int i = 0; i < nsm; i++)
-        total += r->sm[i].nreq;
-    if (total > ps->cap) {
-        int cap = total + total / 2 + 64;
-        struct eng_req **o = realloc(ps->order, (size_t)cap * sizeof *o);
-        if (!o)
+    int nfree = 0;
+    for (int k = 0; k < nw; k++) {
+        if (wk[k].out.oom)
             return ENG_PEND;
-        ps->order = o;
-        ps->cap = cap;
+        if (wk[k].out.next_min < low)
+            low = wk[k].out.next_min;
+        nfree += wk[k].out.nfree;
     }
-    if (total) {
-        memset(ps->cnt, 0, (size_t)(len + 1) * sizeof *ps->cnt);
-        for (int i = 0; i < nsm; i++)
-            for (int j = 0; j < r->sm[i].nreq; j++)
-                ps->cnt[r->sm[i].req[j].t - e + 1]++;
-        for (uint64_t k = 1; k <= len; k++)
-            ps->cnt[k] += ps->cnt[k - 1];
-        for (int i = 0; i < nsm; i++)
-            for (int j = 0; j < r->sm[i].nreq; j++) {
-                struct eng_req *q = &r->sm[i].req[j];
-                ps->order[ps->cnt[q->t - e]++] = q;
+
+    /* requests: merge the sorted outboxes by (cycle, SM); within one SM
+     * they are in issue order */
+    for (;;) {
+        int best = -1;
+        uint64_t bt = 0;
+        int bsm = 0;
+        for (int k = 0; k < nw; k++) {
+            const struct par_out *o = &wk[k].out;
+            if (o->head == o->n)
+                continue;
+            const struct par_srv *q = &o->q[o->head];
+            if (best < 0 || q->s.t < bt || (q->s.t == bt && q->sm < bsm)) {
+                best = k;
+                bt = q->s.t;
+                bsm = q->sm;
             }
-        for (int k = 0; k < total; k++) {
-            mem_resolve(r, ps->order[k]);
-            if (ps->order[k]->ready < low)
-                low = ps->order[k]->ready;
         }
+        if (best < 0)
+            break;
+        struct par_out *o = &wk[best].out;
+        uint64_t ready = mem_resolve(r, &o->q[o->head].s);
+        o->ans[o->head++] = ready;
+        if (ready < low)
+            low = ready;
     }
+    for (int k = 0; k < nw; k++)
+        wk[k].out.head = 0;
 
     /* freed block slots: cycle by cycle, each cycle's slots in SM order */
-    for (;;) {
+    while (nfree > 0) {
         uint64_t t = ENG_NEVER;
         for (int i = 0; i < nsm; i++)
             if (r->sm[i].nfr && r->sm[i].fr[0].t < t)
@@ -193,19 +286,24 @@ static uint64_t serial_phase(struct eng_run *r, struct par_scratch *ps, uint64_t
             memmove(sm->fr, sm->fr + k, (size_t)(sm->nfr - k) * sizeof *sm->fr);
             sm->nfr -= k;
         }
-        gpu_assign_freed(r, t);
+        nfree -= r->nfreed;
+        /* the SMs that got a block look again at its launch */
+        uint64_t at = gpu_assign_freed(r, t);
+        if (at < low)
+            low = at;
     }
-
-    for (int i = 0; i < nsm; i++)
-        if (r->sm[i].next < low)
-            low = r->sm[i].next;
     return low;
 }
 
 /* The first error of the epoch (lowest cycle; the serial engine keeps the
  * last message of that cycle, i.e. the highest SM's).  1 if there was one. */
-static int take_error(struct eng_run *r)
+static int take_error(struct eng_run *r, const struct par_worker *wk, int nw)
 {
+    int any = 0;
+    for (int k = 0; k < nw; k++)
+        any |= wk[k].out.err;
+    if (!any)
+        return 0;
     int best = -1;
     for (int i = 0; i < r->a->sm_count; i++)
         if (r->sm[i].err_t != ENG_NEVER && (best < 0 || r->sm[i].err_t <= r->sm[best].err_t))
@@ -224,16 +322,19 @@ int par_run(struct eng_run *r, int threads)
     uint64_t len_mem = (uint64_t)(lmem > 1 ? lmem : 1);
     uint64_t len_blk = (uint64_t)(a->block_launch_latency > 1 ? a->block_launch_latency : 1);
     uint64_t maxlen = len_mem > len_blk ? len_mem : len_blk;
-    struct par_scratch ps;
-    memset(&ps, 0, sizeof ps);
-    ps.cnt = calloc((size_t)maxlen + 1, sizeof *ps.cnt);
-    struct par_worker *wk = calloc((size_t)threads, sizeof *wk);
+    struct par_worker *wk = eng_line_calloc((size_t)threads, sizeof *wk);
     struct par_ctl c;
     memset(&c, 0, sizeof c);
     c.r = r;
     c.threads = threads;
-    if (!ps.cnt || !wk) {
-        free(ps.cnt);
+    int ok = wk != NULL;
+    for (int i = 0; ok && i < threads; i++) {
+        wk[i].out.cnt = calloc((size_t)maxlen + 1, sizeof *wk[i].out.cnt);
+        ok = wk[i].out.cnt != NULL;
+    }
+    if (!ok) {
+        for (int i = 0; wk && i < threads; i++)
+            free(wk[i].out.cnt);
         free(wk);
         snprintf(r->err, 512, "out of memory");
         return -1;
@@ -243,6 +344,7 @@ int par_run(struct eng_run *r, int threads)
     int started = 1;
     for (int i = 1; i < threads; i++) {
         wk[i].c = &c;
+        wk[i].first = i;
         if (pthread_create(&wk[i].th, NULL, worker, &wk[i]) != 0)
             break;
         started++;
@@ -251,8 +353,7 @@ int par_run(struct eng_run *r, int threads)
      * those that run — the result does not depend on it */
     c.threads = started;
     wk[0].c = &c;
-    for (int i = 0; i < started; i++)
-        wk[i].first = i;
+    wk[0].first = 0;
     bar_init(&c.start, started);
     bar_init(&c.done, started);
     pthread_mutex_lock(&c.mu);
@@ -279,15 +380,16 @@ int par_run(struct eng_run *r, int threads)
         uint64_t end = e + len;
         if (r->o->max_cycles && end > r->o->max_cycles + 1)
             end = r->o->max_cycles + 1;
+        c.e = e;
         c.end = end;
         bar_wait(&c.start, &wk[0].s_start);
-        run_range(r, 0, started, end);
+        run_range(r, &wk[0], started, e, end);
         bar_wait(&c.done, &wk[0].s_done);
-        if (take_error(r)) {
+        if (take_error(r, wk, started)) {
             rc = -1;
             break;
         }
-        e = serial_phase(r, &ps, e, end - e);
+        e = serial_phase(r, wk, started);
         if (e == ENG_PEND) {
             snprintf(r->err, 512, "out of memory");
             rc = -1;
@@ -300,8 +402,11 @@ int par_run(struct eng_run *r, int threads)
         pthread_join(wk[i].th, NULL);
     pthread_mutex_destroy(&c.mu);
     pthread_cond_destroy(&c.cv);
-    free(ps.order);
-    free(ps.cnt);
+    for (int i = 0; i < threads; i++) {
+        free(wk[i].out.q);
+        free(wk[i].out.ans);
+        free(wk[i].out.cnt);
+    }
     free(wk);
     return rc;
 }

@@ -637,7 +637,7 @@ void sm_settle(struct eng_run *r, int smi)
                 w->sb.ready[j] = q->ready;
         if (q->ready > w->mem_done)
             w->mem_done = q->ready;
-        if ((q->is_store || q->is_atom || w->finished) && q->ready > w->store_done)
+        if ((q->s.is_store || q->is_atom || w->finished) && q->ready > w->store_done)
             w->store_done = q->ready;
         w->npend--;
     }
