@@ -11,5 +11,15 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config libyaml-dev libgsl-dev libcmocka-dev \
     liblzma-dev gnuplot-nox parallel python3 >/dev/null
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+# Profile-guided build (docs/performance.md): an instrumented smsim runs the
+# sample traces, then the tree is rebuilt with that profile.  SMSIM_PGO=off
+# in the environment builds once, without a profile.
+if [ "${SMSIM_PGO:-on}" = "off" ]; then
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSMSIM_PGO=
+else
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSMSIM_PGO=generate
+    cmake --build build -j"$(nproc)" --target smsim
+    sh scripts/pgo-train.sh build
+    cmake -S . -B build -DSMSIM_PGO=use
+fi
 cmake --build build -j"$(nproc)"
