@@ -488,6 +488,8 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                 umin = u > t && u < umin ? u : umin;
             }
         }
+        /* the earliest until of the slots not visited below */
+        uint64_t uscan = umin;
         for (int di = 0; di < nd; di++) {
             int ls = due[di];
             int slot = ls * sub + s;
@@ -520,7 +522,12 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                 umin = u;
         }
         if (n == 0) {
-            sp->solo = -1;
+            /* A lone due warp that found a stall is still the only one that
+             * can be due before the others' bound (uscan): the next step
+             * needs no scan either (in memory-bound kernels, a warp working
+             * through its short dependencies while the rest wait on DRAM). */
+            sp->solo = nd == 1 && !no_skip ? due[0] : -1;
+            sp->uother = uscan;
             sp->umin = umin;
             continue;
         }
