@@ -267,6 +267,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     r.st = out;
     r.err = err;
     r.no_skip = o->no_skip;
+    r.fma_split = a->fmaheavy.issue_interval > 0;
     /* Without an observer the SMs run in epochs (eng_par.c; on o->threads
      * threads), which keeps each SM's data in cache for many cycles.  The
      * observer's callbacks are neither thread-safe nor free of order, so

@@ -228,6 +228,8 @@ struct eng_run {
     int sub;                    /* SMSPs per SM                                    */
     int slots_per_smsp;         /* ceil(bps * wpb / subpartitions)                 */
     int no_skip;                /* evaluate every warp every cycle (tests)         */
+    int fma_split;              /* pipes.fmaheavy.issue_interval > 0: FMA-lite and
+                                   FMA-heavy datapaths (read in every eligibility check) */
     int deferred;               /* parallel run: L2/DRAM and dispatch at epoch ends */
     uint64_t nblocks;           /* blocks in the grid                              */
     uint64_t next_block;        /* next block the dispatcher hands out             */

@@ -53,11 +53,10 @@ static int pipe_busy_state(const struct eng_warp *w)
 /* First cycle the pipe of w's next instruction accepts it.  With a split fma
  * pipe (pipes.fmaheavy.issue_interval > 0) FP32 takes whichever datapath
  * frees first, IMAD/IMUL/IDP only FMA-heavy, FP16x2 needs both. */
-static uint64_t pipe_ready(const struct arch *a, const struct eng_smsp *sp,
-                           const struct eng_warp *w)
+static uint64_t pipe_ready(int fma_split, const struct eng_smsp *sp, const struct eng_warp *w)
 {
     int p = w->pipe;
-    if (p != PIPE_FMA || a->fmaheavy.issue_interval <= 0)
+    if (p != PIPE_FMA || !fma_split)
         return sp->pipe_free[p];
     return eng_fma_ready(sp->pipe_free[PIPE_FMA], sp->heavy_free, w->ni->fma_path);
 }
@@ -100,7 +99,7 @@ static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
  * is a warp whose conditions 1-3 already hold (w->ok) re-checked against its
  * pipe and queue, a few compares. */
 static inline __attribute__((always_inline)) int
-eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
+eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
      uint64_t *until)
 {
     if (!w->ok) {
@@ -109,7 +108,7 @@ eval(const struct arch *a, const struct eng_smsp *sp, struct eng_warp *w, uint64
             return st;
         w->ok = 1;
     }
-    uint64_t pf = pipe_ready(a, sp, w);
+    uint64_t pf = pipe_ready(fma_split, sp, w);
     if (t < pf) {
         *until = pf;
         return pipe_busy_state(w);
@@ -248,7 +247,7 @@ static void issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
     const struct tr_inst *in = w->ni;
     int p = w->pipe;
     const struct arch_pipe_cfg *pc = &a->pipe[p];
-    if (p == PIPE_FMA && a->fmaheavy.issue_interval > 0) {
+    if (p == PIPE_FMA && r->fma_split) {
         /* split fma pipe: FMA-lite (pipes.fma) and FMA-heavy (pipes.fmaheavy) */
         if (eng_fma_issue(a, &sp->pipe_free[PIPE_FMA], &sp->heavy_free, in->fma_path, t))
             pc = &a->fmaheavy;
@@ -394,7 +393,7 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
  * GTO: the last issued warp if eligible, else the oldest.
  * LRR: the first eligible slot after the last issued one. */
 static int pick(const struct eng_run *r, const struct eng_sm *sm, const struct eng_smsp *sp,
-                int s, const int *elig, const uint8_t *taken, int n)
+                int s, const int *elig, const uint8_t *taken, int n, int li)
 {
     int best = -1;
     if (r->a->policy == SCHED_LRR) {
@@ -408,13 +407,15 @@ static int pick(const struct eng_run *r, const struct eng_sm *sm, const struct e
             }
         return best;
     }
+    /* li: the index of the last issued warp in elig (found while the list
+     * was built), -1 if it is not eligible */
+    if (li >= 0 && !taken[li])
+        return li;
     int sub = r->sub;
     uint64_t bage = 0;
     for (int i = 0; i < n; i++) {
         if (taken[i])
             continue;
-        if (elig[i] == sp->last)
-            return i;
         uint64_t age = sm->w[elig[i] * sub + s].age;
         if (best < 0 || age < bage) {
             best = i;
@@ -440,6 +441,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
     const struct arch *a = r->a;
     int sub = r->sub;
     int no_skip = r->no_skip;
+    int fma_split = r->fma_split;
     uint64_t next = ENG_NEVER;
     int *elig = sm->elig;
     uint8_t *taken = sm->taken;
@@ -465,6 +467,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
          * does changes another warp's until before the issue below). */
         int *due = sm->due;
         int nd = 0;
+        int li = -1; /* index in elig of the last issued warp (GTO's pick) */
         uint64_t umin = ENG_NEVER;
         if (no_skip) {
             for (int ls = 0; ls < nls; ls++)
@@ -504,8 +507,10 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
                     continue;
                 }
             }
-            int st = eval(a, sp, w, t, &u);
+            int st = eval(fma_split, sp, w, t, &u);
             if (st == WS_SELECTED) {
+                if (ls == sp->last)
+                    li = n;
                 elig[n] = ls;
                 taken[n] = 0;
                 n++;
@@ -539,7 +544,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
         sp->uother = umin;
         int issued = 0;
         for (int k = 0; k < a->issue_width; k++) {
-            int i = pick(r, sm, sp, s, elig, taken, n);
+            int i = pick(r, sm, sp, s, elig, taken, n, li);
             if (i < 0)
                 break;
             taken[i] = 1;
@@ -548,7 +553,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
             uint64_t u;
             /* A second issue in the same cycle may find the pipe or queue
              * taken by the first; the warp then stays not_selected. */
-            if (issued > 0 && eval(a, sp, w, t, &u) != WS_SELECTED) {
+            if (issued > 0 && eval(fma_split, sp, w, t, &u) != WS_SELECTED) {
                 taken[i] = 2;
                 continue;
             }
@@ -657,7 +662,7 @@ void sm_settle(struct eng_run *r, int smi)
         struct eng_warp *w = &sm->w[slot];
         uint64_t u;
         w->unres = 0;
-        int st = eval(r->a, sp, w, w->eval_t, &u);
+        int st = eval(r->fma_split, sp, w, w->eval_t, &u);
         set_state(r, sp->ss, smi, s, ls, w, st, w->eval_t);
         sp->until[ls] = u;
         smsp_lower(sp, u);
