@@ -112,6 +112,24 @@ cmp -s "$TMP/mt1.err" "$TMP/mt2.err" || fail "Accel-Sim trace: warnings differ w
 [ "$(metric "$TMP/mt1.json" 1 smsim__inst_executed_unknown_opcode.sum)" = 3200 ] || fail "mt: unknown count"
 "$SMSIM" --config "$CFG" "$TMP/mt/kernelslist.g" --format json --threads 1 >"$TMP/mt3.json" 2>/dev/null
 cmp -s "$TMP/mt1.json" "$TMP/mt3.json" || fail "Accel-Sim trace: two runs differ"
+# An error met mid-run, in a block of the second wave (a garbled instruction
+# line in block 300, found when an SM starts it): with two threads the SM
+# that meets it may be stepped by the second thread, and the run must still
+# stop with the same one line (eng_par.c: each thread's outbox flags its
+# SMs' errors, the serial phase takes the earliest).
+mkdir -p "$TMP/mtbad"
+awk '/^thread block = 300,0,0$/ { b = 1 } b && /^[0-9]+ [0-9a-f]+ [0-9a-f]+ / && ++k == 3 { print "999 0040 ffffffff garbled"; next } { print }' \
+    "$TMP/mt/kernel-1.traceg" >"$TMP/mtbad/kernel-1.traceg"
+cmp -s "$TMP/mt/kernel-1.traceg" "$TMP/mtbad/kernel-1.traceg" && fail "mtbad: nothing was garbled"
+for n in 1 2; do
+    "$SMSIM" --config "$CFG" "$TMP/mtbad/kernel-1.traceg" --threads $n >"$TMP/mtbad$n.out" 2>"$TMP/mtbad$n.err" &&
+        fail "garbled block 300: --threads $n exited 0"
+    [ -s "$TMP/mtbad$n.out" ] && fail "garbled block 300: --threads $n wrote to stdout"
+done
+[ "$(wc -l <"$TMP/mtbad1.err")" -eq 1 ] || fail "garbled block 300: want one line: $(cat "$TMP/mtbad1.err")"
+grep -q 'kernel-1.traceg:[0-9]*:' "$TMP/mtbad1.err" || fail "garbled block 300: no file:line: $(cat "$TMP/mtbad1.err")"
+cmp -s "$TMP/mtbad1.err" "$TMP/mtbad2.err" ||
+    fail "garbled block 300: --threads 1 and 2 report differently: $(cat "$TMP/mtbad1.err") / $(cat "$TMP/mtbad2.err")"
 
 # Bad input: one line, non-zero exit, nothing on stdout.
 mkdir -p "$TMP/bad"
