@@ -188,7 +188,6 @@ static int alloc_run(struct eng_run *r)
             sp->last = -1;
             sp->solo = -1;
             sp->nls = (nslots - s + sub - 1) / sub;
-            sp->ss = &sp->st;
             sp->until = eng_line_calloc((size_t)sp->nls, sizeof *sp->until);
             if (!sp->until)
                 return -1;

@@ -83,10 +83,10 @@ struct eng_smsp {
                               ENG_NEVER for an empty slot (hot: scanned each step) */
     uint64_t umin;         /* <= min(until[]): the SMSP needs no look before it      */
     int solo;              /* local slot of the only warp eligible at the last step
-                              that had one, -1 otherwise                          */
+                              that had one, or of the one due warp it visited that
+                              stalled; -1 otherwise                               */
     uint64_t uother;       /* with solo: <= min(until[]) of every other slot, so
                               while t < uother only solo can be due (no scan)     */
-    struct stats_smsp *ss; /* this SMSP's counters: &st (copied out at the end)     */
     uint64_t active_since; /* cycle the SMSP went from 0 to 1 resident warps        */
     int resident;          /* resident warps                                        */
     int nls;               /* local slots of this SMSP (entries of until[])         */
@@ -94,8 +94,9 @@ struct eng_smsp {
     int last;              /* local slot of the last issued warp, -1 none           */
     struct eng_queue lg;   /* global/local/texture instructions not yet sent to L1  */
     struct eng_queue mio;  /* shared/constant instructions not yet served           */
-    struct stats_smsp st;  /* the counters, kept here while the SM runs: its thread's
-                              own cache lines, not stats_kernel's shared array   */
+    struct stats_smsp st;  /* this SMSP's counters, kept here while the SM runs (its
+                              thread's own cache lines, not stats_kernel's shared
+                              array) and copied into stats_kernel at the end     */
 };
 
 /* A resident-block slot of an SM. */

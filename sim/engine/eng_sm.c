@@ -360,7 +360,7 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
     int slot = ls * sub + s;
     struct eng_warp *w = &sm->w[slot];
     struct eng_smsp *sp = &sm->sp[s];
-    struct stats_smsp *ss = sp->ss;
+    struct stats_smsp *ss = &sp->st;
     struct stats_sm *sst = &sm->st;
     flush(r, ss, smi, s, ls, w, t);
     ss->warps_active += t - w->launch;
@@ -458,7 +458,7 @@ void sm_step(struct eng_run *r, int smi, uint64_t t)
             continue;
         if (t < sp->umin && !no_skip)
             continue;
-        struct stats_smsp *ss = sp->ss;
+        struct stats_smsp *ss = &sp->st;
         uint64_t *until = sp->until;
         int nls = sp->hi;
         int n = 0;
@@ -663,7 +663,7 @@ void sm_settle(struct eng_run *r, int smi)
         uint64_t u;
         w->unres = 0;
         int st = eval(r->fma_split, sp, w, w->eval_t, &u);
-        set_state(r, sp->ss, smi, s, ls, w, st, w->eval_t);
+        set_state(r, &sp->st, smi, s, ls, w, st, w->eval_t);
         sp->until[ls] = u;
         smsp_lower(sp, u);
         if (u < next)
