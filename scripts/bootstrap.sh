@@ -4,6 +4,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cd "$(dirname "$0")/.."
+# SMSIM_PGO=on (default) or off: the profile-guided build below
+case "${SMSIM_PGO:-on}" in
+on | off) ;;
+*) echo "bootstrap.sh: SMSIM_PGO='$SMSIM_PGO': expected on or off" >&2; exit 2 ;;
+esac
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive

@@ -68,8 +68,8 @@ uint64_t gpu_assign_freed(struct eng_run *r, uint64_t t)
             bs->block = (uint32_t)r->next_block++;
             bs->launch_at = at;
             sm->npending++;
-            if (at < r->sm[r->freed[i].sm].next)
-                r->sm[r->freed[i].sm].next = at;
+            if (at < sm->next)
+                sm->next = at;
         }
         if (!left)
             break;
