@@ -186,7 +186,6 @@ struct eng_sm {
     /* parallel run only (outboxes of one epoch) */
     struct eng_req *req;   /* memory requests waiting for L2/DRAM                    */
     int nreq, capreq;      /* used / allocated                                      */
-    int box;               /* thread whose outbox took its requests (eng_par.c)      */
     struct eng_free_ev *fr;/* freed block slots                                     */
     int nfr, capfr;        /* used / allocated                                      */
     int *unres;            /* slots with an unresolved evaluation                    */

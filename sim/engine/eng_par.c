@@ -20,9 +20,9 @@
  * What crosses between threads is kept small and in bulk, because a cache
  * line written by one core and read by another costs a transfer each way
  * per epoch, and memory-bound kernels run an epoch every 100-280 simulated
- * cycles (docs/performance.md).  At its epoch end each thread sorts the
- * requests of the SMs it stepped into one outbox array (par_out) and sums
- * those SMs up (the earliest next cycle, freed slots, errors); the serial phase reads only
+ * cycles (docs/performance.md).  At its epoch end each thread sorts its own
+ * SMs' requests into one outbox array (par_out) and sums up its SMs (the
+ * earliest next cycle, freed slots, errors); the serial phase reads only
  * the outboxes and the sums, merges the sorted outboxes, and writes the
  * answers into one array per thread; an SM's own structures are touched by
  * another thread only when it freed a block slot or failed.
@@ -75,10 +75,8 @@ static void bar_wait(struct par_bar *b, int *local)
 
 struct par_ctl {
     struct eng_run *r;          /* the run                                        */
-    struct par_worker *wk;      /* [threads] the workers                          */
     int threads;                /* workers, the calling thread included           */
     uint64_t e, end;            /* current epoch: step cycles in [e, end)         */
-    int par;                    /* the epoch's parity (which answer arrays)        */
     int quit;                   /* workers leave at the next start                */
     int go;                     /* 1 once threads and barriers are final          */
     pthread_mutex_t mu;         /* guards go                                      */
@@ -97,11 +95,8 @@ struct par_srv {
 /* What one thread hands the serial phase at an epoch end, and gets back. */
 struct par_out {
     struct par_srv *q;          /* [n] its SMs' requests, (cycle, SM, issue) order */
-    uint64_t *ans[2];           /* [n] their answers (serial phase), by epoch parity:
-                                   another thread may still read last epoch's while
-                                   this one gathers (run_epoch)                    */
-    int n;                      /* used                                           */
-    int qcap, acap[2];          /* allocated entries of q and of ans[0], ans[1]   */
+    uint64_t *ans;              /* [n] their answers (serial phase)               */
+    int n, cap;                 /* used / allocated                               */
     int head;                   /* serial phase: next entry of q to resolve       */
     int *cnt;                   /* [longest epoch + 1] counting sort by cycle      */
     uint64_t next_min;          /* earliest next cycle of its SMs                 */
@@ -111,61 +106,27 @@ struct par_out {
 };
 
 /* One thread's share: line-aligned (eng_line_calloc), since each is written
- * by its own thread.  `cur` is alone in its line: the owner claims its SMs
- * through it, and another thread only touches it once it ran out of its
- * own SMs (run_epoch). */
+ * by its own thread. */
 struct par_worker {
-    _Alignas(64) atomic_int cur;/* next entry of own[] to claim this epoch        */
     _Alignas(64) struct par_ctl *c; /* shared control                             */
-    int id;                     /* index in the worker array                       */
-    int *own;                   /* [nown] its SMs: id, id + threads, id + 2 threads, ... */
-    int nown;                   /* entries in own                                  */
-    int *did;                   /* [sm_count] SMs it stepped this epoch            */
-    int ndid;                   /* entries in did                                  */
+    int first;                  /* SMs first, first + threads, first + 2 threads, ... */
     int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
     struct par_out out;         /* its outbox                                     */
 };
 
-/* Grow *p to at least n entries of `size` bytes (old contents dropped).
- * 0, or -1 when out of memory. */
-static int grow(void **p, int *cap, int n, size_t size)
-{
-    if (n <= *cap)
-        return 0;
-    int c = n + n / 2 + 64;
-    free(*p);
-    *p = eng_line_calloc((size_t)c, size);
-    *cap = *p ? c : 0;
-    return *p ? 0 : -1;
-}
-
-static void sort_ints(int *v, int n)
-{
-    /* insertion sort: did[] is its own SMs in order, then a few taken over */
-    for (int i = 1; i < n; i++) {
-        int x = v[i], j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
-        }
-        v[j + 1] = x;
-    }
-}
-
-/* Epoch end, on the thread: sum up the SMs it stepped and sort their
- * requests of the epoch [e, end) into its outbox, by cycle, then SM, then
- * issue order (each SM's own requests are in issue order, hence in cycle
- * order); par: the epoch's parity, which answer array the serial phase
- * fills. */
-static void gather(struct eng_run *r, struct par_worker *wk, int par, uint64_t e, uint64_t end)
+/* Epoch end, on the thread: sum up its SMs and sort their requests of the
+ * epoch [e, end) into its outbox, by cycle, then SM, then issue order (each
+ * SM's own requests are in issue order, hence in cycle order). */
+static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
+                   uint64_t end)
 {
     struct par_out *o = &wk->out;
+    int nsm = r->a->sm_count;
     int total = 0, nfree = 0, err = 0;
     uint64_t nm = ENG_NEVER;
-    sort_ints(wk->did, wk->ndid);
-    for (int k = 0; k < wk->ndid; k++) {
-        const struct eng_sm *sm = &r->sm[wk->did[k]];
+    for (int i = wk->first; i < nsm; i += stride) {
+        const struct eng_sm *sm = &r->sm[i];
         total += sm->nreq;
         nfree += sm->nfr;
         err |= sm->err_t != ENG_NEVER;
@@ -178,24 +139,29 @@ static void gather(struct eng_run *r, struct par_worker *wk, int par, uint64_t e
     o->n = 0;
     if (total == 0)
         return;
-    if (grow((void **)&o->q, &o->qcap, total, sizeof *o->q) ||
-        grow((void **)&o->ans[par], &o->acap[par], total, sizeof *o->ans[par])) {
-        o->oom = 1;
-        return;
+    if (total > o->cap) {
+        int cap = total + total / 2 + 64;
+        free(o->q);
+        free(o->ans);
+        o->q = eng_line_calloc((size_t)cap, sizeof *o->q);
+        o->ans = eng_line_calloc((size_t)cap, sizeof *o->ans);
+        o->cap = o->q && o->ans ? cap : 0;
+        if (!o->cap) {
+            o->oom = 1;
+            return;
+        }
     }
     uint64_t len = end - e;
     memset(o->cnt, 0, (size_t)(len + 1) * sizeof *o->cnt);
-    for (int k = 0; k < wk->ndid; k++) {
-        const struct eng_sm *sm = &r->sm[wk->did[k]];
+    for (int i = wk->first; i < nsm; i += stride) {
+        const struct eng_sm *sm = &r->sm[i];
         for (int j = 0; j < sm->nreq; j++)
             o->cnt[sm->req[j].s.t - e + 1]++;
     }
     for (uint64_t k = 1; k <= len; k++)
         o->cnt[k] += o->cnt[k - 1];
-    for (int k = 0; k < wk->ndid; k++) {
-        int i = wk->did[k];
+    for (int i = wk->first; i < nsm; i += stride) {
         struct eng_sm *sm = &r->sm[i];
-        sm->box = wk->id;
         for (int j = 0; j < sm->nreq; j++) {
             struct eng_req *q = &sm->req[j];
             int p = o->cnt[q->s.t - e]++;
@@ -207,61 +173,32 @@ static void gather(struct eng_run *r, struct par_worker *wk, int par, uint64_t e
     o->n = total;
 }
 
-/* One SM's epoch: apply last epoch's answers (in the outbox of the thread
- * that gathered it, of parity 1 - par), then step it to the epoch end. */
-static void run_sm(struct eng_run *r, const struct par_worker *all, int i, int par,
-                   uint64_t end)
+/* One epoch of SMs first, first + stride, ...: apply last epoch's answers,
+ * step, then fill the outbox.
+ *
+ * Why every stride-th SM rather than a contiguous range: SMs that run the
+ * same kernel fall into step, and their phase drifts with the SM index (the
+ * L2/DRAM servers take same-cycle requests in SM order, so higher SMs are
+ * answered later).  With halves, one thread got the busy SMs of an epoch
+ * and the other the idle ones: on dram_chain (docs/performance.md) the epoch
+ * times alternated in a three-epoch cycle between 5 and 120 us per thread,
+ * and the slower thread set the pace.  Interleaved, each thread gets SMs of
+ * every phase.  (Neighbouring SMs then belong to different threads, hence
+ * the line-aligned per-SM data: eng_sm.) */
+static void run_range(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
+                      uint64_t end)
 {
-    struct eng_sm *sm = &r->sm[i];
-    if (sm->nreq) {
-        const uint64_t *ans = all[sm->box].out.ans[!par];
+    int nsm = r->a->sm_count;
+    const uint64_t *ans = wk->out.ans;
+    for (int i = wk->first; i < nsm; i += stride) {
+        struct eng_sm *sm = &r->sm[i];
         for (int j = 0; j < sm->nreq; j++)
             sm->req[j].ready = ans[sm->req[j].pos];
+        sm_settle(r, i);
+        while (sm->next < end)
+            sm_step(r, i, sm->next);
     }
-    sm_settle(r, i);
-    while (sm->next < end)
-        sm_step(r, i, sm->next);
-}
-
-/* One thread's epoch: its own SMs, then whatever the other threads have
- * not claimed yet, then its outbox.
- *
- * Own SMs are every threads-th SM rather than a contiguous range: SMs that
- * run the same kernel fall into step, and their phase drifts with the SM
- * index (the L2/DRAM servers take same-cycle requests in SM order, so
- * higher SMs are answered later).  With halves, one thread got the busy
- * SMs of an epoch and the other the idle ones: on dram_chain
- * (docs/performance.md) the epoch times alternated in a three-epoch cycle
- * between 5 and 120 us per thread, and the slower thread set the pace.
- * Interleaved, each thread gets SMs of every phase.  (Neighbouring SMs then
- * belong to different threads, hence the line-aligned per-SM data:
- * eng_sm.)
- *
- * Taking over the unclaimed SMs of the others evens out what interleaving
- * cannot: SMs whose work differs within an epoch, and cores that are not
- * equally fast (on a shared VM one vCPU ran a third slower than the other
- * for minutes, docs/performance.md).  Which thread steps an SM does not
- * change the result: within an epoch every SM runs alone, and the outboxes
- * are merged in (cycle, SM) order whoever gathered them.  A claim is an
- * atomic increment of the owner's counter, in a line of its own, so a
- * thread's claims of its own SMs stay in its cache until another thread
- * comes to help near the epoch's end. */
-static void run_epoch(struct eng_run *r, struct par_worker *all, struct par_worker *wk,
-                      int nw, int par, uint64_t e, uint64_t end)
-{
-    wk->ndid = 0;
-    for (int v = 0; v < nw; v++) {
-        struct par_worker *o = &all[(wk->id + v) % nw];
-        for (;;) {
-            int k = atomic_fetch_add_explicit(&o->cur, 1, memory_order_relaxed);
-            if (k >= o->nown)
-                break;
-            int i = o->own[k];
-            wk->did[wk->ndid++] = i;
-            run_sm(r, all, i, par, end);
-        }
-    }
-    gather(r, wk, par, e, end);
+    gather(r, wk, stride, e, end);
 }
 
 static void *worker(void *arg)
@@ -277,10 +214,8 @@ static void *worker(void *arg)
         bar_wait(&c->start, &w->s_start);
         if (c->quit)
             break;
-        run_epoch(c->r, c->wk, w, c->threads, c->par, c->e, c->end);
+        run_range(c->r, w, c->threads, c->e, c->end);
         bar_wait(&c->done, &w->s_done);
-        /* nobody claims again before the next start */
-        atomic_store_explicit(&w->cur, 0, memory_order_relaxed);
     }
     return NULL;
 }
@@ -288,7 +223,7 @@ static void *worker(void *arg)
 /* Epoch end, one thread: the servers and the dispatcher in serial order.
  * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
  * ENG_PEND on out of memory. */
-static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, int par)
+static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw)
 {
     int nsm = r->a->sm_count;
     uint64_t low = ENG_NEVER;
@@ -322,7 +257,7 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, i
             break;
         struct par_out *o = &wk[best].out;
         uint64_t ready = mem_resolve(r, &o->q[o->head].s);
-        o->ans[par][o->head++] = ready;
+        o->ans[o->head++] = ready;
         if (ready < low)
             low = ready;
     }
@@ -379,19 +314,6 @@ static int take_error(struct eng_run *r, const struct par_worker *wk, int nw)
     return 1;
 }
 
-static void free_workers(struct par_worker *wk, int n)
-{
-    for (int i = 0; wk && i < n; i++) {
-        free(wk[i].out.q);
-        free(wk[i].out.ans[0]);
-        free(wk[i].out.ans[1]);
-        free(wk[i].out.cnt);
-        free(wk[i].own);
-        free(wk[i].did);
-    }
-    free(wk);
-}
-
 int par_run(struct eng_run *r, int threads)
 {
     const struct arch *a = r->a;
@@ -408,12 +330,12 @@ int par_run(struct eng_run *r, int threads)
     int ok = wk != NULL;
     for (int i = 0; ok && i < threads; i++) {
         wk[i].out.cnt = calloc((size_t)maxlen + 1, sizeof *wk[i].out.cnt);
-        wk[i].own = eng_line_calloc((size_t)nsm, sizeof *wk[i].own);
-        wk[i].did = eng_line_calloc((size_t)nsm, sizeof *wk[i].did);
-        ok = wk[i].out.cnt && wk[i].own && wk[i].did;
+        ok = wk[i].out.cnt != NULL;
     }
     if (!ok) {
-        free_workers(wk, threads);
+        for (int i = 0; wk && i < threads; i++)
+            free(wk[i].out.cnt);
+        free(wk);
         snprintf(r->err, 512, "out of memory");
         return -1;
     }
@@ -422,7 +344,7 @@ int par_run(struct eng_run *r, int threads)
     int started = 1;
     for (int i = 1; i < threads; i++) {
         wk[i].c = &c;
-        wk[i].id = i;
+        wk[i].first = i;
         if (pthread_create(&wk[i].th, NULL, worker, &wk[i]) != 0)
             break;
         started++;
@@ -430,13 +352,8 @@ int par_run(struct eng_run *r, int threads)
     /* fewer threads than asked (the system refused): share the SMs among
      * those that run — the result does not depend on it */
     c.threads = started;
-    c.wk = wk;
     wk[0].c = &c;
-    wk[0].id = 0;
-    for (int i = 0; i < nsm; i++) {
-        struct par_worker *o = &wk[i % started];
-        o->own[o->nown++] = i;
-    }
+    wk[0].first = 0;
     bar_init(&c.start, started);
     bar_init(&c.done, started);
     pthread_mutex_lock(&c.mu);
@@ -466,15 +383,13 @@ int par_run(struct eng_run *r, int threads)
         c.e = e;
         c.end = end;
         bar_wait(&c.start, &wk[0].s_start);
-        run_epoch(r, wk, &wk[0], started, c.par, e, end);
+        run_range(r, &wk[0], started, e, end);
         bar_wait(&c.done, &wk[0].s_done);
-        atomic_store_explicit(&wk[0].cur, 0, memory_order_relaxed);
         if (take_error(r, wk, started)) {
             rc = -1;
             break;
         }
-        e = serial_phase(r, wk, started, c.par);
-        c.par = !c.par;
+        e = serial_phase(r, wk, started);
         if (e == ENG_PEND) {
             snprintf(r->err, 512, "out of memory");
             rc = -1;
@@ -487,6 +402,11 @@ int par_run(struct eng_run *r, int threads)
         pthread_join(wk[i].th, NULL);
     pthread_mutex_destroy(&c.mu);
     pthread_cond_destroy(&c.cv);
-    free_workers(wk, threads);
+    for (int i = 0; i < threads; i++) {
+        free(wk[i].out.q);
+        free(wk[i].out.ans);
+        free(wk[i].out.cnt);
+    }
+    free(wk);
     return rc;
 }
