@@ -148,7 +148,6 @@ struct eng_req {
     uint64_t ph;           /* placeholder ready value written to the scoreboard     */
     uint64_t ready;        /* the answer (set before sm_settle)                     */
     int slot;              /* SM warp slot of the issuing warp                      */
-    int pos;               /* index in its thread's outbox this epoch (eng_par.c)   */
     uint8_t is_atom;       /* atomic                                                */
 };
 

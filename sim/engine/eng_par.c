@@ -85,17 +85,56 @@ struct par_ctl {
     struct par_bar done;        /* every SM reached the epoch end                 */
 };
 
-/* A request in a thread's outbox: the servers' inputs and the second sort
- * key. */
+/* A request in a thread's outbox, packed into half a cache line: the
+ * serial phase reads every request the other threads gathered, and they
+ * then write the same lines again, so each byte here crosses between cores
+ * twice per epoch.  (The 56-byte eng_srv plus the SM index took 64.)
+ * key: the cycle's offset in the epoch (bits 34-63; epochs are at most
+ * max(l2/dram latency, block_launch_latency) <= 10^6 cycles long), the SM
+ * (bits 22-33; gpu.sm_count <= 1024), excess lines (bits 0-21; at most
+ * 32 lanes x 65535-byte width).  Ordering by key orders by (cycle, SM);
+ * two threads never hold the same (cycle, SM). */
 struct par_srv {
-    struct eng_srv s;           /* the servers' inputs                            */
-    int sm;                     /* issuing SM                                     */
+    uint64_t key;               /* (cycle - epoch start, SM, excess), above        */
+    double t1;                  /* eng_srv.t1                                     */
+    double rdy;                 /* eng_srv.rdy                                    */
+    uint32_t m;                 /* sectors to L2; bit 31: a store                 */
+    uint32_t x;                 /* L2 hits (loads), DRAM write-backs (stores)     */
 };
+
+#define SRV_STORE (UINT32_C(1) << 31)
+
+static struct par_srv srv_pack(const struct eng_srv *s, uint64_t e, int sm)
+{
+    struct par_srv p;
+    p.key = (s->t - e) << 34 | (uint64_t)sm << 22 | (uint64_t)s->excess;
+    p.t1 = s->t1;
+    p.rdy = s->rdy;
+    p.m = (uint32_t)s->m | (s->is_store ? SRV_STORE : 0);
+    /* a load's sectors are L2 hits or DRAM reads (m3 = m - h2, no
+     * write-back); a store's all "hit" (h2 = m, m3 = 0) */
+    p.x = (uint32_t)(s->is_store ? s->wb : s->h2);
+    return p;
+}
+
+static void srv_unpack(const struct par_srv *p, uint64_t e, struct eng_srv *s)
+{
+    s->t = e + (p->key >> 34);
+    s->excess = (int)(p->key & ((UINT64_C(1) << 22) - 1));
+    s->t1 = p->t1;
+    s->rdy = p->rdy;
+    s->is_store = (p->m & SRV_STORE) != 0;
+    s->m = (int)(p->m & ~SRV_STORE);
+    s->h2 = s->is_store ? s->m : (int)p->x;
+    s->m3 = s->is_store ? 0 : s->m - (int)p->x;
+    s->wb = s->is_store ? (int)p->x : 0;
+}
 
 /* What one thread hands the serial phase at an epoch end, and gets back. */
 struct par_out {
     struct par_srv *q;          /* [n] its SMs' requests, (cycle, SM, issue) order */
     uint64_t *ans;              /* [n] their answers (serial phase)               */
+    uint64_t **dst;             /* [n] where each answer goes: its eng_req.ready   */
     int n, cap;                 /* used / allocated                               */
     int head;                   /* serial phase: next entry of q to resolve       */
     int *cnt;                   /* [longest epoch + 1] counting sort by cycle      */
@@ -143,9 +182,11 @@ static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_
         int cap = total + total / 2 + 64;
         free(o->q);
         free(o->ans);
+        free(o->dst);
         o->q = eng_line_calloc((size_t)cap, sizeof *o->q);
         o->ans = eng_line_calloc((size_t)cap, sizeof *o->ans);
-        o->cap = o->q && o->ans ? cap : 0;
+        o->dst = eng_line_calloc((size_t)cap, sizeof *o->dst);
+        o->cap = o->q && o->ans && o->dst ? cap : 0;
         if (!o->cap) {
             o->oom = 1;
             return;
@@ -165,9 +206,8 @@ static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_
         for (int j = 0; j < sm->nreq; j++) {
             struct eng_req *q = &sm->req[j];
             int p = o->cnt[q->s.t - e]++;
-            o->q[p].s = q->s;
-            o->q[p].sm = i;
-            q->pos = p;
+            o->q[p] = srv_pack(&q->s, e, i);
+            o->dst[p] = &q->ready;
         }
     }
     o->n = total;
@@ -189,11 +229,15 @@ static void run_range(struct eng_run *r, struct par_worker *wk, int stride, uint
                       uint64_t end)
 {
     int nsm = r->a->sm_count;
-    const uint64_t *ans = wk->out.ans;
+    /* last epoch's answers into the requests, in outbox order: the serial
+     * phase wrote them on another core, and a sequential read of them lets
+     * the hardware prefetch it (read per SM, the order is scattered); the
+     * writes go to this thread's own SMs */
+    struct par_out *o = &wk->out;
+    for (int p = 0; p < o->n; p++)
+        *o->dst[p] = o->ans[p];
     for (int i = wk->first; i < nsm; i += stride) {
         struct eng_sm *sm = &r->sm[i];
-        for (int j = 0; j < sm->nreq; j++)
-            sm->req[j].ready = ans[sm->req[j].pos];
         sm_settle(r, i);
         while (sm->next < end)
             sm_step(r, i, sm->next);
@@ -223,7 +267,7 @@ static void *worker(void *arg)
 /* Epoch end, one thread: the servers and the dispatcher in serial order.
  * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
  * ENG_PEND on out of memory. */
-static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw)
+static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, uint64_t e)
 {
     int nsm = r->a->sm_count;
     uint64_t low = ENG_NEVER;
@@ -240,23 +284,23 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw)
      * they are in issue order */
     for (;;) {
         int best = -1;
-        uint64_t bt = 0;
-        int bsm = 0;
+        uint64_t bk = 0;
         for (int k = 0; k < nw; k++) {
             const struct par_out *o = &wk[k].out;
             if (o->head == o->n)
                 continue;
-            const struct par_srv *q = &o->q[o->head];
-            if (best < 0 || q->s.t < bt || (q->s.t == bt && q->sm < bsm)) {
+            uint64_t key = o->q[o->head].key;
+            if (best < 0 || key < bk) {
                 best = k;
-                bt = q->s.t;
-                bsm = q->sm;
+                bk = key;
             }
         }
         if (best < 0)
             break;
         struct par_out *o = &wk[best].out;
-        uint64_t ready = mem_resolve(r, &o->q[o->head].s);
+        struct eng_srv sv;
+        srv_unpack(&o->q[o->head], e, &sv);
+        uint64_t ready = mem_resolve(r, &sv);
         o->ans[o->head++] = ready;
         if (ready < low)
             low = ready;
@@ -389,7 +433,7 @@ int par_run(struct eng_run *r, int threads)
             rc = -1;
             break;
         }
-        e = serial_phase(r, wk, started);
+        e = serial_phase(r, wk, started, e);
         if (e == ENG_PEND) {
             snprintf(r->err, 512, "out of memory");
             rc = -1;
@@ -405,6 +449,7 @@ int par_run(struct eng_run *r, int threads)
     for (int i = 0; i < threads; i++) {
         free(wk[i].out.q);
         free(wk[i].out.ans);
+        free(wk[i].out.dst);
         free(wk[i].out.cnt);
     }
     free(wk);
