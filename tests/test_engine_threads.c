@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include "test_engine_util.h"
 
 /* A reader without tu_next's call counter: with threads the engine calls it
@@ -70,7 +71,8 @@ static void mixed_kernel(struct tu_kernel *t, struct tr_inst *body)
 }
 
 /* Reference loop vs epochs on 1..4 threads (4 > sm_count: capped), with
- * and without skipping, on a configuration `a`. */
+ * and without skipping, and with SMs moving between threads, on a
+ * configuration `a`. */
 static void compare_all(const struct arch *a, struct tu_kernel *t)
 {
     struct engine_observer nop = {NULL, nop_state, NULL, 0};
@@ -101,6 +103,19 @@ static void compare_all(const struct arch *a, struct tu_kernel *t)
             assert_same(&ref, &s);
             stats_kernel_free(&s);
         }
+    /* SMs moved between threads (eng_par.c balance(), here forced at every
+     * epoch or every other): the moved SM's pending answers must follow it */
+    o.no_skip = 0;
+    for (int th = 2; th <= 3; th++)
+        for (int every = 1; every <= 2; every++) {
+            o.threads = th;
+            o.rebalance_every = every;
+            struct stats_kernel s;
+            run_ok(a, t, &o, &s);
+            assert_same(&ref, &s);
+            stats_kernel_free(&s);
+        }
+    o.rebalance_every = 0;
     stats_kernel_free(&ref);
 }
 
@@ -168,7 +183,7 @@ static void epochs_by_memory_latency(void **state)
  * and retires warps); a reader that is not mt_safe must see every call on
  * the calling thread.  The recorder notes a call from any other thread. */
 static pthread_t rec_main;
-static int rec_other; /* written only when a call comes from another thread */
+static atomic_int rec_other; /* set when a call comes from another thread (atomic: worker threads write it) */
 
 static int rec_begin(struct trace_kernel *k, uint32_t block, uint32_t warp, struct tr_cursor *c)
 {

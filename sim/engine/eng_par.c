@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "engine/eng_internal.h"
 
 /* The epoch barrier.  An epoch is short (100-300 simulated cycles, tens to
@@ -142,13 +143,18 @@ struct par_out {
     int nfree;                  /* block slots its SMs freed this epoch           */
     int err;                    /* 1: one of its SMs failed                       */
     int oom;                    /* 1: the outbox could not grow                   */
+    uint64_t sink;              /* dst of answers taken over by balance()         */
 };
 
 /* One thread's share: line-aligned (eng_line_calloc), since each is written
  * by its own thread. */
 struct par_worker {
     _Alignas(64) struct par_ctl *c; /* shared control                             */
-    int first;                  /* SMs first, first + threads, first + 2 threads, ... */
+    int *own;                   /* [sm_count] its SMs, ascending: at first id,
+                                   id + threads, id + 2 threads, ... (run_range);
+                                   balance() moves them                           */
+    int nown;                   /* entries in own                                  */
+    uint64_t busy;              /* ns spent in run_range since the last balance()  */
     int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
     struct par_out out;         /* its outbox                                     */
@@ -157,14 +163,13 @@ struct par_worker {
 /* Epoch end, on the thread: sum up its SMs and sort their requests of the
  * epoch [e, end) into its outbox, by cycle, then SM, then issue order (each
  * SM's own requests are in issue order, hence in cycle order). */
-static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
-                   uint64_t end)
+static void gather(struct eng_run *r, struct par_worker *wk, uint64_t e, uint64_t end)
 {
     struct par_out *o = &wk->out;
-    int nsm = r->a->sm_count;
     int total = 0, nfree = 0, err = 0;
     uint64_t nm = ENG_NEVER;
-    for (int i = wk->first; i < nsm; i += stride) {
+    for (int k = 0; k < wk->nown; k++) {
+        int i = wk->own[k];
         const struct eng_sm *sm = &r->sm[i];
         total += sm->nreq;
         nfree += sm->nfr;
@@ -194,14 +199,16 @@ static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_
     }
     uint64_t len = end - e;
     memset(o->cnt, 0, (size_t)(len + 1) * sizeof *o->cnt);
-    for (int i = wk->first; i < nsm; i += stride) {
+    for (int k = 0; k < wk->nown; k++) {
+        int i = wk->own[k];
         const struct eng_sm *sm = &r->sm[i];
         for (int j = 0; j < sm->nreq; j++)
             o->cnt[sm->req[j].s.t - e + 1]++;
     }
     for (uint64_t k = 1; k <= len; k++)
         o->cnt[k] += o->cnt[k - 1];
-    for (int i = wk->first; i < nsm; i += stride) {
+    for (int k = 0; k < wk->nown; k++) {
+        int i = wk->own[k];
         struct eng_sm *sm = &r->sm[i];
         for (int j = 0; j < sm->nreq; j++) {
             struct eng_req *q = &sm->req[j];
@@ -213,22 +220,29 @@ static void gather(struct eng_run *r, struct par_worker *wk, int stride, uint64_
     o->n = total;
 }
 
-/* One epoch of SMs first, first + stride, ...: apply last epoch's answers,
- * step, then fill the outbox.
- *
- * Why every stride-th SM rather than a contiguous range: SMs that run the
- * same kernel fall into step, and their phase drifts with the SM index (the
- * L2/DRAM servers take same-cycle requests in SM order, so higher SMs are
- * answered later).  With halves, one thread got the busy SMs of an epoch
- * and the other the idle ones: on dram_chain (docs/performance.md) the epoch
- * times alternated in a three-epoch cycle between 5 and 120 us per thread,
- * and the slower thread set the pace.  Interleaved, each thread gets SMs of
- * every phase.  (Neighbouring SMs then belong to different threads, hence
- * the line-aligned per-SM data: eng_sm.) */
-static void run_range(struct eng_run *r, struct par_worker *wk, int stride, uint64_t e,
-                      uint64_t end)
+static uint64_t now_ns(void)
 {
-    int nsm = r->a->sm_count;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One epoch of the thread's SMs: apply last epoch's answers, step, then
+ * fill the outbox.
+ *
+ * A thread's SMs start as every threads-th SM rather than a contiguous
+ * range: SMs that run the same kernel fall into step, and their phase
+ * drifts with the SM index (the L2/DRAM servers take same-cycle requests in
+ * SM order, so higher SMs are answered later).  With halves, one thread got
+ * the busy SMs of an epoch and the other the idle ones: on dram_chain
+ * (docs/performance.md) the epoch times alternated in a three-epoch cycle
+ * between 5 and 120 us per thread, and the slower thread set the pace.
+ * Interleaved, each thread gets SMs of every phase.  (Neighbouring SMs then
+ * belong to different threads, hence the line-aligned per-SM data:
+ * eng_sm.) */
+static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint64_t end)
+{
+    uint64_t t0 = now_ns();
     /* last epoch's answers into the requests, in outbox order: the serial
      * phase wrote them on another core, and a sequential read of them lets
      * the hardware prefetch it (read per SM, the order is scattered); the
@@ -236,13 +250,84 @@ static void run_range(struct eng_run *r, struct par_worker *wk, int stride, uint
     struct par_out *o = &wk->out;
     for (int p = 0; p < o->n; p++)
         *o->dst[p] = o->ans[p];
-    for (int i = wk->first; i < nsm; i += stride) {
+    for (int k = 0; k < wk->nown; k++) {
+        int i = wk->own[k];
         struct eng_sm *sm = &r->sm[i];
         sm_settle(r, i);
         while (sm->next < end)
             sm_step(r, i, sm->next);
     }
-    gather(r, wk, stride, e, end);
+    gather(r, wk, e, end);
+    wk->busy += now_ns() - t0;
+}
+
+/* Between epochs (every thread waits), once the threads worked at least
+ * BAL_NS since the last look: if the busiest one worked longer than the
+ * idlest by more than two of its SMs' shares at this look and at the one
+ * before, give its highest SM to the idlest.  This evens out what interleaving cannot: cores that are not
+ * equally fast.  On this project's shared VM one vCPU ran a third slower
+ * than the other for minutes (ffma_ilp4 pinned to each: 1.28 s and 1.72 s),
+ * and with an even split every epoch waited for it (docs/performance.md).
+ * The threshold and the second look keep noise from moving SMs (a move
+ * on noise leaves a real gap of one SM); a move can only shrink the gap,
+ * so it does not swing back.  Moving an SM costs its state
+ * moving to another core's cache once; handing out SMs afresh every epoch
+ * (work stealing, tried) paid that at every epoch and was 10 % slower.
+ * Which thread steps an SM does not change the result: within an epoch
+ * every SM runs alone, and the outboxes are merged in (cycle, SM) order.
+ * Runs after the serial phase: the moved SM's answers, still in the old
+ * owner's outbox, are applied here, and that outbox's scatter (run_range)
+ * is pointed away from the SM. */
+enum { BAL_NS = 8000000 };
+
+/* Move the highest SM of h to l (both waiting between epochs). */
+static void move_sm(struct par_worker *h, struct par_worker *l)
+{
+    int i = h->own[--h->nown];
+    int k = l->nown++;
+    while (k > 0 && l->own[k - 1] > i) { /* the receiver's list stays ascending */
+        l->own[k] = l->own[k - 1];
+        k--;
+    }
+    l->own[k] = i;
+    struct par_out *o = &h->out;
+    for (int p = 0; p < o->n; p++)
+        if ((int)(o->q[p].key >> 22 & 0xfff) == i) {
+            *o->dst[p] = o->ans[p];
+            o->dst[p] = &o->sink;
+        }
+}
+
+/* nepoch: epochs run; every: engine_opts.rebalance_every. */
+static void balance(struct par_worker *wk, int nw, int *was, uint64_t nepoch, int every)
+{
+    if (every > 0) {
+        int h = (int)(nepoch / (uint64_t)every % (uint64_t)nw);
+        if (nepoch % (uint64_t)every == 0 && wk[h].nown > 1)
+            move_sm(&wk[h], &wk[(h + 1) % nw]);
+        return;
+    }
+    int hi = 0, lo = 0;
+    uint64_t sum = 0;
+    for (int k = 0; k < nw; k++) {
+        sum += wk[k].busy;
+        if (wk[k].busy > wk[hi].busy)
+            hi = k;
+        if (wk[k].busy < wk[lo].busy)
+            lo = k;
+    }
+    if (sum < (uint64_t)nw * BAL_NS)
+        return;
+    struct par_worker *h = &wk[hi], *l = &wk[lo];
+    int gap = hi != lo && h->nown > 1 && h->busy - l->busy > 2 * (h->busy / (uint64_t)h->nown);
+    /* the same gap two looks in a row */
+    int pair = gap ? hi * nw + lo : -1;
+    int move = pair >= 0 && pair == *was;
+    *was = move ? -1 : pair;
+    if (move)
+        move_sm(h, l);
+    for (int k = 0; k < nw; k++)
+        wk[k].busy = 0;
 }
 
 static void *worker(void *arg)
@@ -258,7 +343,7 @@ static void *worker(void *arg)
         bar_wait(&c->start, &w->s_start);
         if (c->quit)
             break;
-        run_range(c->r, w, c->threads, c->e, c->end);
+        run_range(c->r, w, c->e, c->end);
         bar_wait(&c->done, &w->s_done);
     }
     return NULL;
@@ -374,11 +459,14 @@ int par_run(struct eng_run *r, int threads)
     int ok = wk != NULL;
     for (int i = 0; ok && i < threads; i++) {
         wk[i].out.cnt = calloc((size_t)maxlen + 1, sizeof *wk[i].out.cnt);
-        ok = wk[i].out.cnt != NULL;
+        wk[i].own = calloc((size_t)nsm, sizeof *wk[i].own);
+        ok = wk[i].out.cnt && wk[i].own;
     }
     if (!ok) {
-        for (int i = 0; wk && i < threads; i++)
+        for (int i = 0; wk && i < threads; i++) {
             free(wk[i].out.cnt);
+            free(wk[i].own);
+        }
         free(wk);
         snprintf(r->err, 512, "out of memory");
         return -1;
@@ -388,7 +476,6 @@ int par_run(struct eng_run *r, int threads)
     int started = 1;
     for (int i = 1; i < threads; i++) {
         wk[i].c = &c;
-        wk[i].first = i;
         if (pthread_create(&wk[i].th, NULL, worker, &wk[i]) != 0)
             break;
         started++;
@@ -397,7 +484,10 @@ int par_run(struct eng_run *r, int threads)
      * those that run — the result does not depend on it */
     c.threads = started;
     wk[0].c = &c;
-    wk[0].first = 0;
+    for (int i = 0; i < nsm; i++) {
+        struct par_worker *w = &wk[i % started];
+        w->own[w->nown++] = i;
+    }
     bar_init(&c.start, started);
     bar_init(&c.done, started);
     pthread_mutex_lock(&c.mu);
@@ -406,6 +496,8 @@ int par_run(struct eng_run *r, int threads)
     pthread_mutex_unlock(&c.mu);
 
     int rc = 0;
+    int bal_was = -1; /* balance(): the gap found at the last look */
+    uint64_t nepoch = 0;
     uint64_t e = ENG_NEVER;
     for (int i = 0; i < nsm; i++)
         if (r->sm[i].next < e)
@@ -427,7 +519,7 @@ int par_run(struct eng_run *r, int threads)
         c.e = e;
         c.end = end;
         bar_wait(&c.start, &wk[0].s_start);
-        run_range(r, &wk[0], started, e, end);
+        run_range(r, &wk[0], e, end);
         bar_wait(&c.done, &wk[0].s_done);
         if (take_error(r, wk, started)) {
             rc = -1;
@@ -439,6 +531,8 @@ int par_run(struct eng_run *r, int threads)
             rc = -1;
             break;
         }
+        if (started > 1)
+            balance(wk, started, &bal_was, ++nepoch, r->o->rebalance_every);
     }
     c.quit = 1;
     bar_wait(&c.start, &wk[0].s_start);
@@ -450,6 +544,7 @@ int par_run(struct eng_run *r, int threads)
         free(wk[i].out.q);
         free(wk[i].out.ans);
         free(wk[i].out.dst);
+        free(wk[i].own);
         free(wk[i].out.cnt);
     }
     free(wk);

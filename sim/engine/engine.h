@@ -42,6 +42,10 @@ struct engine_opts {
                                       concurrently on distinct cursors, so only
                                       for a kernel with mt_safe set; otherwise
                                       one thread is used.                        */
+    int rebalance_every;           /* >0 (tests): with threads > 1, move an SM to
+                                      another thread every this many epochs, whatever
+                                      the timings (eng_par.c balance() moves them on
+                                      measured load, rarely and unpredictably) */
 };
 
 /* FMA datapath arbitration (pipes.fmaheavy.issue_interval > 0 splits the fma
