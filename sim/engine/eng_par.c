@@ -154,7 +154,7 @@ struct par_worker {
                                    id + threads, id + 2 threads, ... (run_range);
                                    balance() moves them                           */
     int nown;                   /* entries in own                                  */
-    uint64_t busy;              /* ns spent in run_range since the last balance()  */
+    uint64_t busy;              /* ns spent in run_range since balance() last looked */
     int s_start, s_done;        /* this thread's senses of the two barriers       */
     pthread_t th;               /* the thread (workers 1..)                       */
     struct par_out out;         /* its outbox                                     */
