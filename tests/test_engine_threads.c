@@ -103,18 +103,16 @@ static void compare_all(const struct arch *a, struct tu_kernel *t)
             assert_same(&ref, &s);
             stats_kernel_free(&s);
         }
-    /* SMs moved between threads (eng_par.c balance(), here forced at every
-     * epoch or every other): the moved SM's pending answers must follow it */
+    /* SMs moved between threads (eng_par.c balance(), here forced: with
+     * 3 SMs on 2 threads SM 2 moves to thread 1 and back every other
+     * epoch): the moved SM's pending answers must follow it */
     o.no_skip = 0;
-    for (int th = 2; th <= 3; th++)
-        for (int every = 1; every <= 2; every++) {
-            o.threads = th;
-            o.rebalance_every = every;
-            struct stats_kernel s;
-            run_ok(a, t, &o, &s);
-            assert_same(&ref, &s);
-            stats_kernel_free(&s);
-        }
+    o.threads = 2;
+    o.rebalance_every = 1;
+    struct stats_kernel s;
+    run_ok(a, t, &o, &s);
+    assert_same(&ref, &s);
+    stats_kernel_free(&s);
     o.rebalance_every = 0;
     stats_kernel_free(&ref);
 }
