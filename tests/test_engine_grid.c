@@ -184,6 +184,41 @@ static void max_cycles_stops(void **state)
     assert_non_null(strstr(err, "max_cycles"));
 }
 
+/* A hand-filled configuration beyond arch_load's ranges is refused with one
+ * line naming the key (the parallel run packs the SM index and the epoch
+ * offset into a few bits), not run. */
+static void arch_out_of_range(void **state)
+{
+    (void)state;
+    struct tr_inst body[1] = {tu_alu(PIPE_FMA, 0, 0, 1, 2)};
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 1, 10);
+    struct engine_opts o;
+    tu_opts(&o);
+    o.threads = 2;
+    struct stats_kernel st;
+    char err[512];
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sm_count = 1025;
+    assert_int_equal(engine_run(&a, &t.k, &o, &st, err), -1);
+    assert_non_null(strstr(err, "gpu.sm_count must be 1..1024"));
+    tu_arch(&a, 1);
+    a.dram_latency = 100001;
+    assert_int_equal(engine_run(&a, &t.k, &o, &st, err), -1);
+    assert_non_null(strstr(err, "memory.dram_latency"));
+    tu_arch(&a, 1);
+    a.block_launch_latency = 1000001;
+    assert_int_equal(engine_run(&a, &t.k, &o, &st, err), -1);
+    assert_non_null(strstr(err, "scheduler.block_launch_latency"));
+    tu_arch(&a, 1); /* and the largest accepted values run */
+    a.l2_latency = 100000;
+    a.dram_latency = 100000;
+    a.block_launch_latency = 1000000;
+    assert_int_equal(engine_run(&a, &t.k, &o, &st, err), 0);
+    stats_kernel_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +226,7 @@ int main(void)
         cmocka_unit_test(tail_and_cap),
         cmocka_unit_test(barrier_waits_for_all),
         cmocka_unit_test(max_cycles_stops),
+        cmocka_unit_test(arch_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

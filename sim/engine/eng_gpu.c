@@ -82,8 +82,14 @@ uint64_t gpu_assign_freed(struct eng_run *r, uint64_t t)
  * reject what would divide by zero or never make progress. */
 static const char *check_arch(const struct arch *a)
 {
-    if (a->sm_count < 1)
-        return "gpu.sm_count must be >= 1";
+    /* the upper bounds are arch_load's ranges, which the parallel run's
+     * packed requests rely on (eng_par.c, par_srv) */
+    if (a->sm_count < 1 || a->sm_count > 1024)
+        return "gpu.sm_count must be 1..1024";
+    if (a->l2_latency > 100000 || a->dram_latency > 100000)
+        return "memory.l2_latency and memory.dram_latency must be <= 100000";
+    if (a->block_launch_latency > 1000000)
+        return "scheduler.block_launch_latency must be <= 1000000";
     if (a->subpartitions < 1)
         return "sm.subpartitions must be >= 1";
     if (a->warp_size < 1 || a->warp_size > 32)

@@ -24,8 +24,9 @@
  * SMs' requests into one outbox array (par_out) and sums up its SMs (the
  * earliest next cycle, freed slots, errors); the serial phase reads only
  * the outboxes and the sums, merges the sorted outboxes, and writes the
- * answers into one array per thread; an SM's own structures are touched by
- * another thread only when it freed a block slot or failed.
+ * answers into one array per thread, which that thread copies into its SMs'
+ * requests; an SM's own structures are touched by another thread only when
+ * it freed a block slot or failed, or when balance() moves it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -93,7 +94,8 @@ struct par_ctl {
  * key: the cycle's offset in the epoch (bits 34-63; epochs are at most
  * max(l2/dram latency, block_launch_latency) <= 10^6 cycles long), the SM
  * (bits 22-33; gpu.sm_count <= 1024), excess lines (bits 0-21; at most
- * 32 lanes x 65535-byte width).  Ordering by key orders by (cycle, SM);
+ * 32 lanes x 65535-byte width).  arch_load's ranges give these bounds and
+ * eng_gpu.c's check_arch holds hand-filled configurations to them.  Ordering by key orders by (cycle, SM);
  * two threads never hold the same (cycle, SM). */
 struct par_srv {
     uint64_t key;               /* (cycle - epoch start, SM, excess), above        */
@@ -104,11 +106,19 @@ struct par_srv {
 };
 
 #define SRV_STORE (UINT32_C(1) << 31)
+enum { SRV_T_SHIFT = 34, SRV_SM_SHIFT = 22 }; /* key fields, above (check_arch
+                                               keeps the values in range)     */
+#define SRV_EX_MASK ((UINT64_C(1) << SRV_SM_SHIFT) - 1)
+
+static int srv_sm(const struct par_srv *p)
+{
+    return (int)(p->key >> SRV_SM_SHIFT & ((UINT64_C(1) << (SRV_T_SHIFT - SRV_SM_SHIFT)) - 1));
+}
 
 static struct par_srv srv_pack(const struct eng_srv *s, uint64_t e, int sm)
 {
     struct par_srv p;
-    p.key = (s->t - e) << 34 | (uint64_t)sm << 22 | (uint64_t)s->excess;
+    p.key = (s->t - e) << SRV_T_SHIFT | (uint64_t)sm << SRV_SM_SHIFT | (uint64_t)s->excess;
     p.t1 = s->t1;
     p.rdy = s->rdy;
     p.m = (uint32_t)s->m | (s->is_store ? SRV_STORE : 0);
@@ -120,8 +130,8 @@ static struct par_srv srv_pack(const struct eng_srv *s, uint64_t e, int sm)
 
 static void srv_unpack(const struct par_srv *p, uint64_t e, struct eng_srv *s)
 {
-    s->t = e + (p->key >> 34);
-    s->excess = (int)(p->key & ((UINT64_C(1) << 22) - 1));
+    s->t = e + (p->key >> SRV_T_SHIFT);
+    s->excess = (int)(p->key & SRV_EX_MASK);
     s->t1 = p->t1;
     s->rdy = p->rdy;
     s->is_store = (p->m & SRV_STORE) != 0;
@@ -242,7 +252,8 @@ static uint64_t now_ns(void)
  * eng_sm.) */
 static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint64_t end)
 {
-    uint64_t t0 = now_ns();
+    int timed = wk->c->threads > 1; /* balance() reads busy */
+    uint64_t t0 = timed ? now_ns() : 0;
     /* last epoch's answers into the requests, in outbox order: the serial
      * phase wrote them on another core, and a sequential read of them lets
      * the hardware prefetch it (read per SM, the order is scattered); the
@@ -258,21 +269,23 @@ static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint
             sm_step(r, i, sm->next);
     }
     gather(r, wk, e, end);
-    wk->busy += now_ns() - t0;
+    if (timed)
+        wk->busy += now_ns() - t0;
 }
 
 /* Between epochs (every thread waits), once the threads worked at least
  * BAL_NS since the last look: if the busiest one worked longer than the
  * idlest by more than two of its SMs' shares at this look and at the one
- * before, give its highest SM to the idlest.  This evens out what interleaving cannot: cores that are not
- * equally fast.  On this project's shared VM one vCPU ran a third slower
- * than the other for minutes (ffma_ilp4 pinned to each: 1.28 s and 1.72 s),
- * and with an even split every epoch waited for it (docs/performance.md).
- * The threshold and the second look keep noise from moving SMs (a move
- * on noise leaves a real gap of one SM); a move can only shrink the gap,
- * so it does not swing back.  Moving an SM costs its state
- * moving to another core's cache once; handing out SMs afresh every epoch
- * (work stealing, tried) paid that at every epoch and was 10 % slower.
+ * before, give its highest SM to the idlest.  This evens out what
+ * interleaving cannot: cores that are not equally fast.  On this project's
+ * shared VM one vCPU ran a third slower than the other for minutes
+ * (ffma_ilp4 pinned to each: 1.28 s and 1.72 s), and with an even split
+ * every epoch waited for it (docs/performance.md).  The threshold and the
+ * second look keep noise from moving SMs (a move on noise leaves a real gap
+ * of one SM); a move can only shrink the gap, so it does not swing back.
+ * Moving an SM costs its state moving to another core's cache once;
+ * handing out SMs afresh every epoch (work stealing, tried) paid that at
+ * every epoch and was slower (docs/performance.md, "Fifth round").
  * Which thread steps an SM does not change the result: within an epoch
  * every SM runs alone, and the outboxes are merged in (cycle, SM) order.
  * Runs after the serial phase: the moved SM's answers, still in the old
@@ -292,7 +305,7 @@ static void move_sm(struct par_worker *h, struct par_worker *l)
     l->own[k] = i;
     struct par_out *o = &h->out;
     for (int p = 0; p < o->n; p++)
-        if ((int)(o->q[p].key >> 22 & 0xfff) == i) {
+        if (srv_sm(&o->q[p]) == i) {
             *o->dst[p] = o->ans[p];
             o->dst[p] = &o->sink;
         }
