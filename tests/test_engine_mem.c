@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include "test_engine_util.h"
+#include "engine/eng_internal.h"
 
 static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engine_opts *o,
                    struct stats_kernel *st)
@@ -227,6 +228,87 @@ static void per_line_cost(void **state)
     assert_int_equal(chase_cycles(&a, TR_PAT_RANDOM, 4096, N), l1_0);
 }
 
+/* One load with per-lane addresses: mem_shape's sectors and excess lines
+ * (the path mem_issue uses) against hand counts, and mem_sectors' sectors. */
+static void shape_case(const struct arch *a, int width, const uint64_t *addr, uint32_t n,
+                       uint32_t mask, int want_sec, int want_excess)
+{
+    struct tr_inst in = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_ADDRESSES, 4, 1, -1, width, 0);
+    struct tr_dyn d = {mask, n, addr};
+    int ex = -7;
+    assert_int_equal(mem_shape(a, &in, &d, &ex), want_sec);
+    assert_int_equal(ex, want_excess);
+    assert_int_equal(mem_shape(a, &in, &d, NULL), want_sec);
+    assert_int_equal(mem_sectors(a, &in, &d), want_sec);
+}
+
+/* Sectors and lines of address traces (32-byte sectors, 128-byte lines
+ * unless said): lanes in order and out of order (the two ways of counting
+ * distinct values), repeats, lanes spanning sectors, the 128-sector cap,
+ * sizes that are not powers of two, a line that is not a whole number of
+ * sectors (counted apart), no active lane. */
+static void address_shapes(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sector_bytes = 32;
+    a.line_bytes = 128;
+    uint64_t v[32];
+    const uint32_t all = 0xffffffffu;
+    /* 32 x 4 B from 0x1000: 128 B = 4 sectors of one line */
+    for (int i = 0; i < 32; i++)
+        v[i] = 0x1000 + 4u * (uint64_t)i;
+    shape_case(&a, 4, v, 32, all, 4, 0);
+    for (int i = 0; i < 32; i++) /* the same bytes, lanes reversed */
+        v[i] = 0x1000 + 4u * (uint64_t)(31 - i);
+    shape_case(&a, 4, v, 32, all, 4, 0);
+    /* each lane its own line: 32 sectors, 32 lines where 8 would hold them */
+    for (int i = 0; i < 32; i++)
+        v[i] = 128u * (uint64_t)i;
+    shape_case(&a, 4, v, 32, all, 32, 24);
+    for (int i = 0; i < 32; i++) /* the same lines in a scrambled order */
+        v[i] = 128u * (uint64_t)((i * 13) % 32);
+    shape_case(&a, 4, v, 32, all, 32, 24);
+    for (int i = 0; i < 32; i++) /* all lanes on one word */
+        v[i] = 0x40;
+    shape_case(&a, 4, v, 32, all, 1, 0);
+    for (int i = 0; i < 32; i++) /* two lines, alternating: 2 sectors, 1 excess line */
+        v[i] = (i & 1) ? 0x2000 : 0x1000;
+    shape_case(&a, 4, v, 32, all, 2, 1);
+    /* 8 lanes of 16 B at 24 + 64 i: two sectors each (16), lines 0..3 (4 =
+     * 16 / 4: no excess) */
+    for (int i = 0; i < 8; i++)
+        v[i] = 24 + 64u * (uint64_t)i;
+    shape_case(&a, 16, v, 8, 0xffu, 16, 0);
+    /* 65535-byte lanes: the sector list stops at 128 (lane 0's first 128
+     * sectors); the lines are then counted apart, with the same cap (lane
+     * 0's first 128 lines): 128 - 128 / 4 = 96 in excess */
+    for (int i = 0; i < 32; i++)
+        v[i] = 65536u * (uint64_t)i;
+    shape_case(&a, 65535, v, 32, all, 128, 96);
+    /* no active lane */
+    shape_case(&a, 4, v, 32, 0, 0, 0);
+    /* 24-byte sectors, 96-byte lines: 32 x 4 B from 0 is bytes 0..127,
+     * sectors 0..5, lines 0..1 (no excess); one lane per line: 24 excess */
+    a.sector_bytes = 24;
+    a.line_bytes = 96;
+    for (int i = 0; i < 32; i++)
+        v[i] = 4u * (uint64_t)i;
+    shape_case(&a, 4, v, 32, all, 6, 0);
+    for (int i = 0; i < 32; i++)
+        v[i] = 96u * (uint64_t)((i * 7) % 32);
+    shape_case(&a, 4, v, 32, all, 32, 24);
+    /* a 48-byte line over 32-byte sectors (not a whole number of them; a
+     * hand-filled arch only): 1 sector per line for the count, lanes at
+     * 128 i touch 32 sectors and 32 lines, none in excess */
+    a.sector_bytes = 32;
+    a.line_bytes = 48;
+    for (int i = 0; i < 32; i++)
+        v[i] = 128u * (uint64_t)i;
+    shape_case(&a, 4, v, 32, all, 32, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +318,7 @@ int main(void)
         cmocka_unit_test(random_hit_rate),
         cmocka_unit_test(random_hit_rate_wide),
         cmocka_unit_test(per_line_cost),
+        cmocka_unit_test(address_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

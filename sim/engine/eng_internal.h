@@ -298,6 +298,10 @@ void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int
 void mem_init(struct eng_run *r);
 /* Sectors one dynamic memory instruction touches. */
 int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d);
+/* The same, and (excess != NULL) the lines (memory.line_bytes) it touches
+ * beyond the fewest its sectors need: what mem_issue charges per line. */
+int mem_shape(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+              int *excess);
 /* Issue memory instruction of w at t on (sm, smsp): queues, servers,
  * scoreboard, counters. */
 void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,

@@ -70,22 +70,73 @@ void queue_push(struct eng_queue *q, uint64_t t, uint64_t free_at)
         }
 }
 
-static int count_unique(uint64_t *v, int n)
+/* x / b, by a shift when b is a power of two (sector and line sizes are):
+ * the same value, without a 64-bit division per lane. */
+static uint64_t div_by(uint64_t x, uint64_t b)
 {
-    /* insertion sort, n <= 128 */
-    for (int i = 1; i < n; i++) {
-        uint64_t x = v[i];
-        int j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
-        }
-        v[j + 1] = x;
+    return (b & (b - 1)) == 0 ? x >> __builtin_ctzll(b) : x / b;
+}
+
+/* How many distinct values v[i] / b take (n <= 128).  Lanes' addresses
+ * mostly come in order (coalesced, strided): then neighbours are compared.
+ * Otherwise (random gathers) a set of 256 slots, open addressing: an
+ * insertion sort there was a sixth of `smsim bench --only accelsim`
+ * (docs/performance.md, "Sixth round"). */
+static int distinct(const uint64_t *v, int n, uint64_t b)
+{
+    int sorted = 1;
+    for (int i = 1; i < n && sorted; i++)
+        sorted = v[i - 1] <= v[i];
+    if (sorted) {
+        int u = n > 0;
+        for (int i = 1; i < n; i++)
+            u += div_by(v[i], b) != div_by(v[i - 1], b);
+        return u;
     }
-    int u = n > 0;
-    for (int i = 1; i < n; i++)
-        u += v[i] != v[i - 1];
+    uint64_t key[256], used[4] = {0, 0, 0, 0};
+    int u = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t x = div_by(v[i], b);
+        unsigned h = (unsigned)((x * 0x9E3779B97F4A7C15ull) >> 56); /* Fibonacci hashing */
+        while (used[h >> 6] >> (h & 63) & 1) {
+            if (key[h] == x)
+                break;
+            h = (h + 1) & 255;
+        }
+        if (!(used[h >> 6] >> (h & 63) & 1)) {
+            used[h >> 6] |= UINT64_C(1) << (h & 63);
+            key[h] = x;
+            u++;
+        }
+    }
     return u;
+}
+
+/* Sectors of an access with per-lane addresses (up to 32 lanes, each
+ * `w` bytes).  With lines != NULL also the lines (memory.line_bytes) it
+ * touches, counted from the same sectors (line = sector / sectors per
+ * line: a lane's bytes cover a contiguous run of sectors, whose lines are
+ * the lines of its bytes), or -1 when that cannot be done: sectors cut at
+ * 128, or a line size that is not a multiple of the sector size
+ * (arch_check rejects it; a hand-filled arch may not).  One list instead
+ * of a second one built for the lines. */
+static int addr_sectors(const struct arch *a, const struct tr_dyn *d, uint64_t w, int *lines)
+{
+    uint64_t S = (uint64_t)a->sector_bytes;
+    uint64_t sec[128];
+    int n = 0, cut = 0;
+    for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
+        uint64_t lo = div_by(d->addr[i], S), hi = div_by(d->addr[i] + w - 1, S);
+        uint64_t s = lo;
+        for (; s <= hi && n < 128; s++)
+            sec[n++] = s;
+        cut |= s <= hi;
+    }
+    if (lines) {
+        uint64_t L = (uint64_t)a->line_bytes;
+        *lines = !cut && L >= S && L % S == 0 ? distinct(sec, n, L / S) : -1;
+    }
+    return distinct(sec, n, 1);
 }
 
 int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d)
@@ -106,16 +157,8 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
     case TR_PAT_BROADCAST:
         return (int)per_lane;
     case TR_PAT_ADDRESSES:
-        if (d->naddr > 0 && d->addr) {
-            uint64_t sec[128];
-            int n = 0;
-            for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
-                uint64_t lo = d->addr[i] / S, hi = (d->addr[i] + w - 1) / S;
-                for (uint64_t s = lo; s <= hi && n < 128; s++)
-                    sec[n++] = s;
-            }
-            return count_unique(sec, n);
-        }
+        if (d->naddr > 0 && d->addr)
+            return addr_sectors(a, d, w, NULL);
         /* no addresses given: assume a coalesced access */
         /* fall through */
     case TR_PAT_COALESCED:
@@ -130,9 +173,11 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
  * divergent one (each lane its own line).  The hardware pays per line, not
  * per byte, in its tag stages and per request at L2 and DRAM
  * (docs/calibration.md, the 32-lane chase); the configured
- * memory.*_cycles_per_line charge these excess lines. */
+ * memory.*_cycles_per_line charge these excess lines.  addr_lines: the
+ * lines of an access with addresses if addr_sectors() counted them, else -1
+ * (counted here). */
 static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
-                            const struct tr_dyn *d, int nsec)
+                            const struct tr_dyn *d, int nsec, int addr_lines)
 {
     int lanes = eng_pop32(d->active_mask);
     uint64_t L = (uint64_t)a->line_bytes;
@@ -152,6 +197,10 @@ static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
         lines = (uint64_t)lanes * per_lane;
         break;
     case TR_PAT_ADDRESSES:
+        if (addr_lines >= 0) { /* counted with the sectors (addr_sectors) */
+            lines = (uint64_t)addr_lines;
+            break;
+        }
         if (d->naddr > 0 && d->addr) {
             uint64_t v[128];
             int n = 0;
@@ -160,7 +209,7 @@ static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
                 for (uint64_t x = lo; x <= hi && n < 128; x++)
                     v[n++] = x;
             }
-            lines = (uint64_t)count_unique(v, n);
+            lines = (uint64_t)distinct(v, n, 1);
             break;
         }
         /* fall through */
@@ -170,6 +219,19 @@ static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
     uint64_t spl = L / (uint64_t)a->sector_bytes;
     uint64_t need = ((uint64_t)nsec + spl - 1) / spl;
     return lines > need ? (int)(lines - need) : 0;
+}
+
+int mem_shape(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+              int *excess)
+{
+    int addr_lines = -1; /* an access with addresses counts lines with its sectors */
+    int nsec = in->pattern == TR_PAT_ADDRESSES && d->naddr > 0 && d->addr &&
+                       eng_pop32(d->active_mask) > 0
+                   ? addr_sectors(a, d, in->width ? in->width : 4, excess ? &addr_lines : NULL)
+                   : mem_sectors(a, in, d);
+    if (excess)
+        *excess = mem_excess_lines(a, in, d, nsec, addr_lines);
+    return nsec;
 }
 
 /* Probability that a sector of this instruction hits a cache of capacity c.
@@ -347,7 +409,13 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         queue_push(&sp->mio, t, sent);
         kind = SBK_SHORT;
     } else {
-        int nsec = mem_sectors(a, in, d);
+        /* as mem_shape(), spelled out: the sectors now, the excess lines
+         * only where they are charged */
+        int addr_lines = -1;
+        int nsec = in->pattern == TR_PAT_ADDRESSES && d->naddr > 0 && d->addr &&
+                           eng_pop32(d->active_mask) > 0
+                       ? addr_sectors(a, d, in->width ? in->width : 4, &addr_lines)
+                       : mem_sectors(a, in, d);
         if (nsec == 0) {
             ready = sent = t + 1;
         } else {
@@ -372,7 +440,7 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
              * lines) keep exactly the byte rates. */
             int excess = a->l1_cycles_per_line > 0 || a->l2_cycles_per_line > 0 ||
                                  a->dram_cycles_per_line > 0
-                             ? mem_excess_lines(a, in, d, nsec) : 0;
+                             ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
             double rdy = h1 ? t1 + a->l1_latency +
                                   (excess ? excess * a->l1_cycles_per_line : 0.0)
                             : 0.0;
