@@ -239,7 +239,7 @@ static void shape_case(const struct arch *a, int width, const uint64_t *addr, ui
     assert_int_equal(mem_shape(a, &in, &d, &ex), want_sec);
     assert_int_equal(ex, want_excess);
     assert_int_equal(mem_shape(a, &in, &d, NULL), want_sec);
-    assert_int_equal(mem_sectors(a, &in, &d), want_sec);
+    assert_int_equal(mem_sectors(a, &in, &d, NULL), want_sec);
 }
 
 /* Sectors and lines of address traces (32-byte sectors, 128-byte lines

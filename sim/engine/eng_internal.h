@@ -296,8 +296,11 @@ void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int
 
 /* eng_mem.c */
 void mem_init(struct eng_run *r);
-/* Sectors one dynamic memory instruction touches. */
-int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d);
+/* Sectors one dynamic memory instruction touches.  lines != NULL: an
+ * access with addresses also counts its lines into *lines (-1: it could
+ * not); otherwise *lines is left as it was (callers start it at -1). */
+int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+                int *lines);
 /* The same, and (excess != NULL) the lines (memory.line_bytes) it touches
  * beyond the fewest its sectors need: what mem_issue charges per line. */
 int mem_shape(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,

@@ -77,16 +77,22 @@ static uint64_t div_by(uint64_t x, uint64_t b)
     return (b & (b - 1)) == 0 ? x >> __builtin_ctzll(b) : x / b;
 }
 
-/* How many distinct values v[i] / b take (n <= 128).  Lanes' addresses
- * mostly come in order (coalesced, strided): then neighbours are compared.
- * Otherwise (random gathers) a set of 256 slots, open addressing: an
- * insertion sort there was a sixth of `smsim bench --only accelsim`
- * (docs/performance.md, "Sixth round"). */
-static int distinct(const uint64_t *v, int n, uint64_t b)
+static int ascending(const uint64_t *v, int n)
 {
-    int sorted = 1;
-    for (int i = 1; i < n && sorted; i++)
-        sorted = v[i - 1] <= v[i];
+    for (int i = 1; i < n; i++)
+        if (v[i - 1] > v[i])
+            return 0;
+    return 1;
+}
+
+/* How many distinct values v[i] / b take (n <= 128); sorted: v is in
+ * ascending order.  Lanes' addresses mostly come in order (coalesced,
+ * strided): then neighbours are compared.  Otherwise (random gathers) a set
+ * of 256 slots, open addressing.  (An insertion sort and a second list for
+ * the lines took a sixth of the samples of `smsim bench --only accelsim`;
+ * docs/performance.md, "Sixth round".) */
+static int distinct(const uint64_t *v, int n, uint64_t b, int sorted)
+{
     if (sorted) {
         int u = n > 0;
         for (int i = 1; i < n; i++)
@@ -132,14 +138,16 @@ static int addr_sectors(const struct arch *a, const struct tr_dyn *d, uint64_t w
             sec[n++] = s;
         cut |= s <= hi;
     }
+    int sorted = ascending(sec, n);
     if (lines) {
         uint64_t L = (uint64_t)a->line_bytes;
-        *lines = !cut && L >= S && L % S == 0 ? distinct(sec, n, L / S) : -1;
+        *lines = !cut && L >= S && L % S == 0 ? distinct(sec, n, L / S, sorted) : -1;
     }
-    return distinct(sec, n, 1);
+    return distinct(sec, n, 1, sorted);
 }
 
-int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d)
+int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+                int *lines)
 {
     int lanes = eng_pop32(d->active_mask);
     if (lanes == 0)
@@ -158,7 +166,7 @@ int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_
         return (int)per_lane;
     case TR_PAT_ADDRESSES:
         if (d->naddr > 0 && d->addr)
-            return addr_sectors(a, d, w, NULL);
+            return addr_sectors(a, d, w, lines);
         /* no addresses given: assume a coalesced access */
         /* fall through */
     case TR_PAT_COALESCED:
@@ -209,7 +217,7 @@ static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
                 for (uint64_t x = lo; x <= hi && n < 128; x++)
                     v[n++] = x;
             }
-            lines = (uint64_t)distinct(v, n, 1);
+            lines = (uint64_t)distinct(v, n, 1, ascending(v, n));
             break;
         }
         /* fall through */
@@ -224,11 +232,8 @@ static int mem_excess_lines(const struct arch *a, const struct tr_inst *in,
 int mem_shape(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
               int *excess)
 {
-    int addr_lines = -1; /* an access with addresses counts lines with its sectors */
-    int nsec = in->pattern == TR_PAT_ADDRESSES && d->naddr > 0 && d->addr &&
-                       eng_pop32(d->active_mask) > 0
-                   ? addr_sectors(a, d, in->width ? in->width : 4, excess ? &addr_lines : NULL)
-                   : mem_sectors(a, in, d);
+    int addr_lines = -1;
+    int nsec = mem_sectors(a, in, d, excess ? &addr_lines : NULL);
     if (excess)
         *excess = mem_excess_lines(a, in, d, nsec, addr_lines);
     return nsec;
@@ -409,13 +414,10 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         queue_push(&sp->mio, t, sent);
         kind = SBK_SHORT;
     } else {
-        /* as mem_shape(), spelled out: the sectors now, the excess lines
-         * only where they are charged */
+        /* the sectors now; the excess lines (mem_shape) where they are
+         * charged, below */
         int addr_lines = -1;
-        int nsec = in->pattern == TR_PAT_ADDRESSES && d->naddr > 0 && d->addr &&
-                           eng_pop32(d->active_mask) > 0
-                       ? addr_sectors(a, d, in->width ? in->width : 4, &addr_lines)
-                       : mem_sectors(a, in, d);
+        int nsec = mem_sectors(a, in, d, &addr_lines);
         if (nsec == 0) {
             ready = sent = t + 1;
         } else {

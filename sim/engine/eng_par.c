@@ -95,8 +95,9 @@ struct par_ctl {
  * max(l2/dram latency, block_launch_latency) <= 10^6 cycles long), the SM
  * (bits 22-33; gpu.sm_count <= 1024), excess lines (bits 0-21; at most
  * 32 lanes x 65535-byte width).  arch_load's ranges give these bounds and
- * eng_gpu.c's check_arch holds hand-filled configurations to them.  Ordering by key orders by (cycle, SM);
- * two threads never hold the same (cycle, SM). */
+ * eng_gpu.c's check_arch holds hand-filled configurations to them.
+ * Ordering by key orders by (cycle, SM); two threads never hold the same
+ * (cycle, SM). */
 struct par_srv {
     uint64_t key;               /* (cycle - epoch start, SM, excess), above        */
     double t1;                  /* eng_srv.t1                                     */
