@@ -177,6 +177,40 @@ static void epochs_by_memory_latency(void **state)
     compare_all(&a, &t);
 }
 
+/* Forced moves on 12 SMs, every third epoch, the two threads giving in
+ * turn: balance() gives away the SM whose neighbourhood holds most of the
+ * giver's SMs and fewest of the receiver's (pick_sm), so SMs leave from
+ * inside a thread's list, not only its end.  Here (checked with a print in
+ * pick_sm) the picks begin 11, 10, 9, 8, 7: thread 1 gives 11 (all of its
+ * SMs tie), then thread 0 gives 10 out of 0, 2, ..., 10, 11, thread 1 gives
+ * 9 out of 1, 3, 5, 7, 9, 10, and so on.  Their answers must still follow
+ * them. */
+static void moves_from_the_middle(void **state)
+{
+    (void)state;
+    struct arch a;
+    small_arch(&a);
+    a.sm_count = 12;
+    a.block_launch_latency = 20;
+    struct tr_inst body[16];
+    struct tu_kernel t;
+    mixed_kernel(&t, body);
+    struct engine_observer nop = {NULL, nop_state, NULL, 0};
+    struct engine_opts o;
+    tu_opts(&o);
+    o.seed = 7;
+    o.obs = &nop;
+    struct stats_kernel ref, s;
+    run_ok(&a, &t, &o, &ref);
+    o.obs = NULL;
+    o.threads = 2;
+    o.rebalance_every = 3;
+    run_ok(&a, &t, &o, &s);
+    assert_same(&ref, &s);
+    stats_kernel_free(&s);
+    stats_kernel_free(&ref);
+}
+
 /* warp_begin/warp_end run on the engine's worker threads (sm_step launches
  * and retires warps); a reader that is not mt_safe must see every call on
  * the calling thread.  The recorder notes a call from any other thread. */
@@ -236,6 +270,7 @@ int main(void)
         cmocka_unit_test(epochs_by_launch_latency),
         cmocka_unit_test(epochs_of_one_cycle),
         cmocka_unit_test(epochs_by_memory_latency),
+        cmocka_unit_test(moves_from_the_middle),
         cmocka_unit_test(reader_not_mt_safe_runs_on_one_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -277,13 +277,22 @@ static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint
 /* Between epochs (every thread waits), once the threads worked at least
  * BAL_NS since the last look: if the busiest one worked longer than the
  * idlest by more than two of its SMs' shares at this look and at the one
- * before, give its highest SM to the idlest.  This evens out what
- * interleaving cannot: cores that are not equally fast.  On this project's
- * shared VM one vCPU ran a third slower than the other for minutes
- * (ffma_ilp4 pinned to each: 1.28 s and 1.72 s), and with an even split
- * every epoch waited for it (docs/performance.md).  The threshold and the
- * second look keep noise from moving SMs (a move on noise leaves a real gap
- * of one SM); a move can only shrink the gap, so it does not swing back.
+ * before, give one of its SMs to the idlest (pick_sm).  This evens out
+ * what interleaving cannot: cores that are not equally fast.  On this
+ * project's shared VM one vCPU ran a third slower than the other for
+ * minutes (ffma_ilp4 pinned to each: 1.28 s and 1.72 s), and with an even
+ * split every epoch waited for it (docs/performance.md).  The threshold and
+ * the second look keep noise from moving SMs (a move on noise leaves a real
+ * gap of one SM); a move can only shrink the gap, so it does not swing back.
+ * (Moving several SMs at once, sized by the gap, swung: 38-144 moves per
+ * run instead of 12-39; docs/performance.md, "Seventh round".)
+ * Which SMs move matters: SMs running the same kernel drift in phase with
+ * their index, so a thread that ends up with a run of neighbouring SMs gets
+ * busy and idle epochs in turn, and each epoch waits for the busier thread
+ * (run_range).  Giving away the highest SMs, as at first, built such runs.
+ * pick_sm() takes the SM in whose neighbourhood the giver has the most SMs
+ * and the receiver the fewest, which keeps both threads' SMs spread over
+ * the index range.
  * Moving an SM costs its state moving to another core's cache once;
  * handing out SMs afresh every epoch (work stealing, tried) paid that at
  * every epoch and was slower (docs/performance.md, "Fifth round").
@@ -292,12 +301,40 @@ static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint
  * Runs after the serial phase: the moved SM's answers, still in the old
  * owner's outbox, are applied here, and that outbox's scatter (run_range)
  * is pointed away from the SM. */
-enum { BAL_NS = 8000000 };
+enum { BAL_NS = 8000000, BAL_WIN = 4 };
 
-/* Move the highest SM of h to l (both waiting between epochs). */
-static void move_sm(struct par_worker *h, struct par_worker *l)
+/* The position in h->own of the SM to give l: the one whose neighbours
+ * (BAL_WIN indices either side) hold the most of h's SMs and the fewest of
+ * l's; of equals, the highest. */
+static int pick_sm(const struct par_worker *h, const struct par_worker *l, int nsm)
 {
-    int i = h->own[--h->nown];
+    signed char d[1024]; /* -1: h's, +1: l's (gpu.sm_count <= 1024: check_arch) */
+    memset(d, 0, (size_t)nsm);
+    for (int k = 0; k < h->nown; k++)
+        d[h->own[k]] = -1;
+    for (int k = 0; k < l->nown; k++)
+        d[l->own[k]] = 1;
+    int best_k = h->nown - 1, best = nsm + 1;
+    for (int k = h->nown - 1; k >= 0; k--) {
+        int i = h->own[k], score = 0;
+        for (int j = i - BAL_WIN; j <= i + BAL_WIN; j++)
+            if (j >= 0 && j < nsm)
+                score += d[j];
+        if (score < best) {
+            best = score;
+            best_k = k;
+        }
+    }
+    return best_k;
+}
+
+/* Move one SM of h to l (both waiting between epochs). */
+static void move_sm(struct par_worker *h, struct par_worker *l, int nsm)
+{
+    int pk = pick_sm(h, l, nsm);
+    int i = h->own[pk];
+    memmove(h->own + pk, h->own + pk + 1, (size_t)(h->nown - pk - 1) * sizeof *h->own);
+    h->nown--;
     int k = l->nown++;
     while (k > 0 && l->own[k - 1] > i) { /* the receiver's list stays ascending */
         l->own[k] = l->own[k - 1];
@@ -313,12 +350,13 @@ static void move_sm(struct par_worker *h, struct par_worker *l)
 }
 
 /* nepoch: epochs run; every: engine_opts.rebalance_every. */
-static void balance(struct par_worker *wk, int nw, int *was, uint64_t nepoch, int every)
+static void balance(struct par_worker *wk, int nw, int *was, uint64_t nepoch, int every,
+                    int nsm)
 {
     if (every > 0) {
         int h = (int)(nepoch / (uint64_t)every % (uint64_t)nw);
         if (nepoch % (uint64_t)every == 0 && wk[h].nown > 1)
-            move_sm(&wk[h], &wk[(h + 1) % nw]);
+            move_sm(&wk[h], &wk[(h + 1) % nw], nsm);
         return;
     }
     int hi = 0, lo = 0;
@@ -339,7 +377,7 @@ static void balance(struct par_worker *wk, int nw, int *was, uint64_t nepoch, in
     int move = pair >= 0 && pair == *was;
     *was = move ? -1 : pair;
     if (move)
-        move_sm(h, l);
+        move_sm(h, l, nsm);
     for (int k = 0; k < nw; k++)
         wk[k].busy = 0;
 }
@@ -546,7 +584,7 @@ int par_run(struct eng_run *r, int threads)
             break;
         }
         if (started > 1)
-            balance(wk, started, &bal_was, ++nepoch, r->o->rebalance_every);
+            balance(wk, started, &bal_was, ++nepoch, r->o->rebalance_every, nsm);
     }
     c.quit = 1;
     bar_wait(&c.start, &wk[0].s_start);
