@@ -70,6 +70,23 @@ static void mixed_kernel(struct tu_kernel *t, struct tr_inst *body)
     t->k.mt_safe = 1; /* pure_ops keeps all state in the cursor */
 }
 
+/* Epochs on `threads` threads with SMs moved between them every `every`
+ * epochs (eng_par.c balance(), forced) against the reference counters:
+ * a moved SM's pending answers must follow it. */
+static void compare_moves(const struct arch *a, struct tu_kernel *t,
+                          const struct stats_kernel *ref, int threads, int every)
+{
+    struct engine_opts o;
+    tu_opts(&o);
+    o.seed = 7;
+    o.threads = threads;
+    o.rebalance_every = every;
+    struct stats_kernel s;
+    run_ok(a, t, &o, &s);
+    assert_same(ref, &s);
+    stats_kernel_free(&s);
+}
+
 /* Reference loop vs epochs on 1..4 threads (4 > sm_count: capped), with
  * and without skipping, and with SMs moving between threads, on a
  * configuration `a`. */
@@ -103,17 +120,9 @@ static void compare_all(const struct arch *a, struct tu_kernel *t)
             assert_same(&ref, &s);
             stats_kernel_free(&s);
         }
-    /* SMs moved between threads (eng_par.c balance(), here forced: with
-     * 3 SMs on 2 threads SM 2 moves to thread 1 and back every other
-     * epoch): the moved SM's pending answers must follow it */
-    o.no_skip = 0;
-    o.threads = 2;
-    o.rebalance_every = 1;
-    struct stats_kernel s;
-    run_ok(a, t, &o, &s);
-    assert_same(&ref, &s);
-    stats_kernel_free(&s);
-    o.rebalance_every = 0;
+    /* SMs moved between threads (with 3 SMs on 2 threads SM 2 moves to
+     * thread 1 and back every other epoch) */
+    compare_moves(a, t, &ref, 2, 1);
     stats_kernel_free(&ref);
 }
 
@@ -200,14 +209,9 @@ static void moves_from_the_middle(void **state)
     tu_opts(&o);
     o.seed = 7;
     o.obs = &nop;
-    struct stats_kernel ref, s;
+    struct stats_kernel ref;
     run_ok(&a, &t, &o, &ref);
-    o.obs = NULL;
-    o.threads = 2;
-    o.rebalance_every = 3;
-    run_ok(&a, &t, &o, &s);
-    assert_same(&ref, &s);
-    stats_kernel_free(&s);
+    compare_moves(&a, &t, &ref, 2, 3);
     stats_kernel_free(&ref);
 }
 

@@ -95,8 +95,12 @@ static int distinct(const uint64_t *v, int n, uint64_t b, int sorted)
 {
     if (sorted) {
         int u = n > 0;
-        for (int i = 1; i < n; i++)
-            u += div_by(v[i], b) != div_by(v[i - 1], b);
+        uint64_t prev = n > 0 ? div_by(v[0], b) : 0;
+        for (int i = 1; i < n; i++) {
+            uint64_t x = div_by(v[i], b);
+            u += x != prev;
+            prev = x;
+        }
         return u;
     }
     uint64_t key[256], used[4] = {0, 0, 0, 0};
@@ -415,9 +419,11 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
         kind = SBK_SHORT;
     } else {
         /* the sectors now; the excess lines (mem_shape) where they are
-         * charged, below */
+         * charged, below, and only counted when a per-line cost is set */
+        int per_line = a->l1_cycles_per_line > 0 || a->l2_cycles_per_line > 0 ||
+                       a->dram_cycles_per_line > 0;
         int addr_lines = -1;
-        int nsec = mem_sectors(a, in, d, &addr_lines);
+        int nsec = mem_sectors(a, in, d, per_line ? &addr_lines : NULL);
         if (nsec == 0) {
             ready = sent = t + 1;
         } else {
@@ -440,9 +446,7 @@ void mem_issue(struct eng_run *r, struct eng_sm *sm, struct eng_smsp *sp,
             /* A divergent access pays per excess line on top of its bytes:
              * a latency, not server time, so coalesced streams (no excess
              * lines) keep exactly the byte rates. */
-            int excess = a->l1_cycles_per_line > 0 || a->l2_cycles_per_line > 0 ||
-                                 a->dram_cycles_per_line > 0
-                             ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
+            int excess = per_line ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
             double rdy = h1 ? t1 + a->l1_latency +
                                   (excess ? excess * a->l1_cycles_per_line : 0.0)
                             : 0.0;
