@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include "test_engine_util.h"
-#include "engine/eng_internal.h"
+#include "mem/mem.h"
 
 static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engine_opts *o,
                    struct stats_kernel *st)

@@ -1,6 +1,9 @@
-/* test_engine_threads.c — the epoch scheme (eng_par.c) and its threads give
- * exactly the counters of the reference loop (every SM due at a cycle, in SM
- * order, cycle by cycle), which the engine uses when an observer is attached.
+/* test_engine_threads.c — the time loop (eng_par.c) gives exactly the same
+ * counters on any number of threads, with SMs moving between threads, with
+ * or without skipping, and with or without an observer attached (which
+ * forces one thread): the reference is a one-thread run with an observer.
+ * (tests/cli_identical.sh holds whole reports to the ones 88fe758's
+ * separate cycle-by-cycle reference loop gave.)
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <stdarg.h>
@@ -17,7 +20,7 @@
 static const struct trace_ops pure_ops = {
     .warp_begin = tu_begin, .warp_next = tu_step, .warp_end = NULL, .destroy = tu_destroy};
 
-/* An observer that records nothing: attaching it selects the reference loop. */
+/* An observer that records nothing: attaching it forces one thread. */
 static void nop_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
                       uint64_t from, uint64_t to, int st)
 {
@@ -33,8 +36,8 @@ static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engin
         fail_msg("engine_run: %s", err);
 }
 
-/* Everything observable, events (SM steps) included: the epoch run steps
- * each SM at exactly the cycles the reference loop does. */
+/* Everything observable, events (SM steps) included: every run steps each
+ * SM at exactly the same cycles. */
 static void assert_same(const struct stats_kernel *x, const struct stats_kernel *y)
 {
     tu_assert_same(x, y, 1);
@@ -87,7 +90,7 @@ static void compare_moves(const struct arch *a, struct tu_kernel *t,
     stats_kernel_free(&s);
 }
 
-/* Reference loop vs epochs on 1..4 threads (4 > sm_count: capped), with
+/* One thread with an observer vs 1..4 threads (4 > sm_count: capped), with
  * and without skipping, and with SMs moving between threads, on a
  * configuration `a`. */
 static void compare_all(const struct arch *a, struct tu_kernel *t)

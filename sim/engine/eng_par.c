@@ -1,32 +1,34 @@
-/* eng_par.c — simulating the SMs on several threads with results
- * byte-identical to the serial engine (docs/performance.md).
+/* eng_par.c — the time loop: epochs, on one thread or several, with
+ * results byte-identical for every thread count (docs/performance.md).
  *
- * SMs interact only through the L2/DRAM servers and the block dispatcher.
- * Neither answers within a bounded time:
- *   - a request that reaches L2 is ready at least L = min(l2_latency,
- *     dram_latency) cycles after it issued (eng_mem.c adds that latency after
- *     the server), and
+ * SMs interact only through the memory system's globally ordered stage
+ * (L2, DRAM) and the block dispatcher.  Neither answers within a bounded
+ * time:
+ *   - a request that reaches L2 is ready at least mem_min_latency() cycles
+ *     after it issued (mem.h), and
  *   - a block slot freed at t is refilled at t + max(1, block_launch_latency).
- * So time is cut into epochs [E, E + len) with len at most both bounds: within
- * an epoch every SM runs alone (its own thread), a request's answer is a
- * placeholder later than the epoch, and freed slots wait.  At the epoch end
- * one thread feeds all requests of the epoch to the servers in the serial
- * engine's order — by cycle, then SM index, then issue order — and hands out
- * blocks in the serial dispatcher's order (cycle, rank, SM).  These are the
- * same computations on the same inputs, so every answer, and everything that
- * follows from it, equals the serial run.  At the start of the next epoch
- * each SM applies its answers (sm_settle).
+ * So time is cut into epochs [E, E + len) with len at most both bounds:
+ * within an epoch every SM runs alone, a request's answer is a placeholder
+ * later than the epoch, and freed slots wait.  At the epoch end one thread
+ * feeds all requests of the epoch to mem_global() in (cycle, SM, issue)
+ * order and hands out blocks in the dispatcher's order (cycle, rank, SM,
+ * eng_disp.c); at the start of the next epoch each SM applies its answers
+ * (eng_sm_settle).  The order is a function of the simulated times alone,
+ * so the answers, and everything that follows from them, do not depend on
+ * how many threads stepped the SMs or which thread stepped which SM.
+ * Epochs also keep an SM's data in cache for many cycles, which is why a
+ * one-thread run uses them too: there is only this one loop.
  *
  * What crosses between threads is kept small and in bulk, because a cache
  * line written by one core and read by another costs a transfer each way
  * per epoch, and memory-bound kernels run an epoch every 100-280 simulated
- * cycles (docs/performance.md).  At its epoch end each thread sorts its own
- * SMs' requests into one outbox array (par_out) and sums up its SMs (the
- * earliest next cycle, freed slots, errors); the serial phase reads only
- * the outboxes and the sums, merges the sorted outboxes, and writes the
- * answers into one array per thread, which that thread copies into its SMs'
- * requests; an SM's own structures are touched by another thread only when
- * it freed a block slot or failed, or when balance() moves it.
+ * cycles.  At its epoch end each thread sorts its own SMs' requests into
+ * one outbox array (par_out) and sums up its SMs (the earliest next cycle,
+ * freed slots, errors); the serial phase reads only the outboxes and the
+ * sums, merges the sorted outboxes, and writes the answers into one array
+ * per thread, which that thread copies into its SMs' requests; an SM's own
+ * structures are touched by another thread only when it freed a block slot
+ * or failed, or when balance() moves it.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -37,14 +39,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "engine/eng_internal.h"
+#include "engine/eng_disp.h"
+#include "engine/eng_par.h"
+#include "engine/eng_run.h"
+#include "engine/eng_sm.h"
+#include "engine/eng_util.h"
 
 /* The epoch barrier.  An epoch is short (100-300 simulated cycles, tens to
  * hundreds of microseconds of work), so a barrier that puts threads to sleep
  * (pthread_barrier_wait: a futex wake per epoch) costs a visible share of the
- * run, and far more where system calls are slow (measured on a gVisor
- * sandbox: stream_copy on two threads only 1.14x faster, docs/performance.md).
- * A waiting thread therefore spins on the round's sense flag and yields its
+ * run, and far more where system calls are slow (sandboxed kernels).  A
+ * waiting thread therefore spins on the round's sense flag and yields its
  * core between looks once the wait is not short (so an oversubscribed
  * machine still makes progress). */
 struct par_bar {
@@ -90,18 +95,18 @@ struct par_ctl {
 /* A request in a thread's outbox, packed into half a cache line: the
  * serial phase reads every request the other threads gathered, and they
  * then write the same lines again, so each byte here crosses between cores
- * twice per epoch.  (The 56-byte eng_srv plus the SM index took 64.)
+ * twice per epoch.
  * key: the cycle's offset in the epoch (bits 34-63; epochs are at most
  * max(l2/dram latency, block_launch_latency) <= 10^6 cycles long), the SM
  * (bits 22-33; gpu.sm_count <= 1024), excess lines (bits 0-21; at most
  * 32 lanes x 65535-byte width).  arch_load's ranges give these bounds and
- * eng_gpu.c's check_arch holds hand-filled configurations to them.
+ * eng_run.c's check_arch holds hand-filled configurations to them.
  * Ordering by key orders by (cycle, SM); two threads never hold the same
  * (cycle, SM). */
 struct par_srv {
     uint64_t key;               /* (cycle - epoch start, SM, excess), above        */
-    double t1;                  /* eng_srv.t1                                     */
-    double rdy;                 /* eng_srv.rdy                                    */
+    double t1;                  /* mem_req.t1                                     */
+    double rdy;                 /* mem_req.rdy                                    */
     uint32_t m;                 /* sectors to L2; bit 31: a store                 */
     uint32_t x;                 /* L2 hits (loads), DRAM write-backs (stores)     */
 };
@@ -116,7 +121,7 @@ static int srv_sm(const struct par_srv *p)
     return (int)(p->key >> SRV_SM_SHIFT & ((UINT64_C(1) << (SRV_T_SHIFT - SRV_SM_SHIFT)) - 1));
 }
 
-static struct par_srv srv_pack(const struct eng_srv *s, uint64_t e, int sm)
+static struct par_srv srv_pack(const struct mem_req *s, uint64_t e, int sm)
 {
     struct par_srv p;
     p.key = (s->t - e) << SRV_T_SHIFT | (uint64_t)sm << SRV_SM_SHIFT | (uint64_t)s->excess;
@@ -129,7 +134,7 @@ static struct par_srv srv_pack(const struct eng_srv *s, uint64_t e, int sm)
     return p;
 }
 
-static void srv_unpack(const struct par_srv *p, uint64_t e, struct eng_srv *s)
+static void srv_unpack(const struct par_srv *p, uint64_t e, struct mem_req *s)
 {
     s->t = e + (p->key >> SRV_T_SHIFT);
     s->excess = (int)(p->key & SRV_EX_MASK);
@@ -244,13 +249,11 @@ static uint64_t now_ns(void)
  * A thread's SMs start as every threads-th SM rather than a contiguous
  * range: SMs that run the same kernel fall into step, and their phase
  * drifts with the SM index (the L2/DRAM servers take same-cycle requests in
- * SM order, so higher SMs are answered later).  With halves, one thread got
- * the busy SMs of an epoch and the other the idle ones: on dram_chain
- * (docs/performance.md) the epoch times alternated in a three-epoch cycle
- * between 5 and 120 us per thread, and the slower thread set the pace.
- * Interleaved, each thread gets SMs of every phase.  (Neighbouring SMs then
- * belong to different threads, hence the line-aligned per-SM data:
- * eng_sm.) */
+ * SM order, so higher SMs are answered later).  With contiguous halves one
+ * thread gets the busy SMs of an epoch and the other the idle ones, and the
+ * slower thread sets the pace; interleaved, each thread gets SMs of every
+ * phase.  (Neighbouring SMs then belong to different threads, hence the
+ * line-aligned per-SM data: eng_sm.) */
 static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint64_t end)
 {
     int timed = wk->c->threads > 1; /* balance() reads busy */
@@ -265,9 +268,9 @@ static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint
     for (int k = 0; k < wk->nown; k++) {
         int i = wk->own[k];
         struct eng_sm *sm = &r->sm[i];
-        sm_settle(r, i);
+        eng_sm_settle(r, i);
         while (sm->next < end)
-            sm_step(r, i, sm->next);
+            eng_sm_step(r, i, sm->next);
     }
     gather(r, wk, e, end);
     if (timed)
@@ -278,24 +281,20 @@ static void run_range(struct eng_run *r, struct par_worker *wk, uint64_t e, uint
  * BAL_NS since the last look: if the busiest one worked longer than the
  * idlest by more than two of its SMs' shares at this look and at the one
  * before, give one of its SMs to the idlest (pick_sm).  This evens out
- * what interleaving cannot: cores that are not equally fast.  On this
- * project's shared VM one vCPU ran a third slower than the other for
- * minutes (ffma_ilp4 pinned to each: 1.28 s and 1.72 s), and with an even
- * split every epoch waited for it (docs/performance.md).  The threshold and
- * the second look keep noise from moving SMs (a move on noise leaves a real
- * gap of one SM); a move can only shrink the gap, so it does not swing back.
- * (Moving several SMs at once, sized by the gap, swung: 38-144 moves per
- * run instead of 12-39; docs/performance.md, "Seventh round".)
+ * what interleaving cannot: cores that are not equally fast (virtual CPUs
+ * of a shared host can differ by a third for minutes), where an even split
+ * makes every epoch wait for the slow one.  The threshold and the second
+ * look keep noise from moving SMs (a move on noise leaves a real gap of one
+ * SM); a move can only shrink the gap, so it does not swing back, and one
+ * SM at a time keeps it from overshooting.
  * Which SMs move matters: SMs running the same kernel drift in phase with
  * their index, so a thread that ends up with a run of neighbouring SMs gets
  * busy and idle epochs in turn, and each epoch waits for the busier thread
- * (run_range).  Giving away the highest SMs, as at first, built such runs.
- * pick_sm() takes the SM in whose neighbourhood the giver has the most SMs
- * and the receiver the fewest, which keeps both threads' SMs spread over
- * the index range.
- * Moving an SM costs its state moving to another core's cache once;
- * handing out SMs afresh every epoch (work stealing, tried) paid that at
- * every epoch and was slower (docs/performance.md, "Fifth round").
+ * (run_range).  pick_sm() takes the SM in whose neighbourhood the giver has
+ * the most SMs and the receiver the fewest, which keeps both threads' SMs
+ * spread over the index range.
+ * Moving an SM costs its state moving to another core's cache once, so SMs
+ * move rarely rather than being handed out afresh every epoch.
  * Which thread steps an SM does not change the result: within an epoch
  * every SM runs alone, and the outboxes are merged in (cycle, SM) order.
  * Runs after the serial phase: the moved SM's answers, still in the old
@@ -401,12 +400,12 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Epoch end, one thread: the servers and the dispatcher in serial order.
+/* Epoch end, one thread: the memory system's global stage and the
+ * dispatcher, in the order that makes results independent of threads.
  * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
  * ENG_PEND on out of memory. */
 static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, uint64_t e)
 {
-    int nsm = r->a->sm_count;
     uint64_t low = ENG_NEVER;
     int nfree = 0;
     for (int k = 0; k < nw; k++) {
@@ -435,9 +434,9 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, u
         if (best < 0)
             break;
         struct par_out *o = &wk[best].out;
-        struct eng_srv sv;
+        struct mem_req sv;
         srv_unpack(&o->q[o->head], e, &sv);
-        uint64_t ready = mem_resolve(r, &sv);
+        uint64_t ready = mem_global(&r->mcfg, &r->mem, &sv);
         o->ans[o->head++] = ready;
         if (ready < low)
             low = ready;
@@ -445,39 +444,18 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, u
     for (int k = 0; k < nw; k++)
         wk[k].out.head = 0;
 
-    /* freed block slots: cycle by cycle, each cycle's slots in SM order */
-    while (nfree > 0) {
-        uint64_t t = ENG_NEVER;
-        for (int i = 0; i < nsm; i++)
-            if (r->sm[i].nfr && r->sm[i].fr[0].t < t)
-                t = r->sm[i].fr[0].t;
-        if (t == ENG_NEVER)
-            break;
-        r->nfreed = 0;
-        for (int i = 0; i < nsm; i++) {
-            struct eng_sm *sm = &r->sm[i];
-            int k = 0;
-            while (k < sm->nfr && sm->fr[k].t == t) {
-                r->freed[r->nfreed].sm = i;
-                r->freed[r->nfreed].bslot = sm->fr[k].bslot;
-                r->freed[r->nfreed].rank = sm->fr[k].rank;
-                r->nfreed++;
-                k++;
-            }
-            memmove(sm->fr, sm->fr + k, (size_t)(sm->nfr - k) * sizeof *sm->fr);
-            sm->nfr -= k;
-        }
-        nfree -= r->nfreed;
-        /* the SMs that got a block look again at its launch */
-        uint64_t at = gpu_assign_freed(r, t);
+    /* freed block slots */
+    if (nfree > 0) {
+        uint64_t at = eng_disp_refill(r, nfree);
         if (at < low)
             low = at;
     }
     return low;
 }
 
-/* The first error of the epoch (lowest cycle; the serial engine keeps the
- * last message of that cycle, i.e. the highest SM's).  1 if there was one. */
+/* The first error of the epoch: the lowest cycle's, of equals the highest
+ * SM's (the last one a cycle-by-cycle walk over the SMs would meet).  1 if
+ * there was one. */
 static int take_error(struct eng_run *r, const struct par_worker *wk, int nw)
 {
     int any = 0;
@@ -495,12 +473,11 @@ static int take_error(struct eng_run *r, const struct par_worker *wk, int nw)
     return 1;
 }
 
-int par_run(struct eng_run *r, int threads)
+int eng_par_run(struct eng_run *r, int threads)
 {
     const struct arch *a = r->a;
     int nsm = a->sm_count;
-    int lmem = a->l2_latency < a->dram_latency ? a->l2_latency : a->dram_latency;
-    uint64_t len_mem = (uint64_t)(lmem > 1 ? lmem : 1);
+    uint64_t len_mem = mem_min_latency(a);
     uint64_t len_blk = (uint64_t)(a->block_launch_latency > 1 ? a->block_launch_latency : 1);
     uint64_t maxlen = len_mem > len_blk ? len_mem : len_blk;
     struct par_worker *wk = eng_line_calloc((size_t)threads, sizeof *wk);
@@ -566,7 +543,7 @@ int par_run(struct eng_run *r, int threads)
         /* no block left to hand out: only the memory bound matters */
         uint64_t len = r->next_block < r->nblocks && len_blk < len_mem ? len_blk : len_mem;
         uint64_t end = e + len;
-        if (r->o->max_cycles && end > r->o->max_cycles + 1)
+        if (r->o->max_cycles && end - 1 > r->o->max_cycles) /* (no wrap at 2^64 - 1) */
             end = r->o->max_cycles + 1;
         c.e = e;
         c.end = end;

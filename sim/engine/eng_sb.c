@@ -9,9 +9,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "engine/eng_internal.h"
+#include "engine/eng_sb.h"
+#include "stats/stats.h"
 
-void sb_reset(struct eng_sb *sb)
+void eng_sb_reset(struct eng_sb *sb)
 {
     sb->n = 0;
     sb->mask = 0;
@@ -32,21 +33,21 @@ static uint64_t reg_bit(uint16_t r)
  * Entries hold only real registers, one live entry per (register, read or
  * write), so matching against the instruction's distinct real registers
  * (tr_inst.rd, rs) finds exactly the entries its full operand lists would.
- * (sb_check in eng_internal.h skips the scan when no register can match
+ * (eng_sb_check in eng_sb.h skips the scan when no register can match
  * and the table cannot be full.) */
-int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint64_t *until,
+int eng_sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint64_t *until,
                   int *state)
 {
-    int need = sb_need(in);
+    int need = eng_sb_need(in);
     uint64_t best = 0;
     int bkind = -1;
     int live = 0;
-    uint64_t first_free = ENG_NEVER;
+    uint64_t first_free = UINT64_MAX;
     int first_kind = 0;
     uint64_t lmask = 0;
     uint64_t gm = in->dmask | in->smask;
     /* The table can only be full when n + need exceeds it (live <= n). */
-    int may_fill = sb->n + need > SB_MAX;
+    int may_fill = sb->n + need > ENG_SB_MAX;
     for (int i = 0; i < sb->n; i++) {
         uint64_t rdy = sb->ready[i];
         if (rdy <= t)
@@ -69,7 +70,7 @@ int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint6
             for (int d = 0; d < in->nrd && !hit; d++)
                 hit = in->rd[d] == reg;
         /* Sources: RAW against pending writes only. */
-        if (!hit && (bit & in->smask) && !(sb->kind[i] & SBK_READ))
+        if (!hit && (bit & in->smask) && !(sb->kind[i] & ENG_SBK_READ))
             for (int s = 0; s < in->nrs && !hit; s++)
                 hit = in->rs[s] == reg;
         if (!hit)
@@ -88,7 +89,7 @@ int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint6
     }
     /* A full table: the instruction could not record its own results.  The
      * warp waits for the oldest entry, reported as that entry's reason. */
-    if (may_fill && live + need > SB_MAX) {
+    if (may_fill && live + need > ENG_SB_MAX) {
         *until = first_free;
         *state = kind_state[first_kind];
         return 1;
@@ -97,11 +98,11 @@ int sb_check_scan(struct eng_sb *sb, const struct tr_inst *in, uint64_t t, uint6
 }
 
 /* Record reg in slot e (a free slot, or -1: append; full: dropped, which
- * cannot happen because sb_check made room before the issue). */
+ * cannot happen because eng_sb_check made room before the issue). */
 static void sb_put(struct eng_sb *sb, int e, uint16_t reg, uint64_t ready, int kind)
 {
     if (e < 0) {
-        if (sb->n >= SB_MAX)
+        if (sb->n >= ENG_SB_MAX)
             return;
         e = sb->n++;
     }
@@ -125,13 +126,13 @@ static void sb_trim(struct eng_sb *sb, uint64_t t)
  * gives the same table (a register's trim only ever drops slots that a later
  * append refills at the same index). */
 
-void sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
+void eng_sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t)
 {
     int nreg = in->nrd;
     if (ready <= t || nreg == 0)
         return;
-    /* No destination has a live entry (sb_add_dst's contract), so each takes
+    /* No destination has a live entry (eng_sb_add_dst's contract), so each takes
      * the next expired slot: the scan stops once all have one. */
     int k = 0;
     for (int i = 0; i < sb->n && k < nreg; i++)
@@ -142,13 +143,13 @@ void sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int
     sb_trim(sb, t);
 }
 
-void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
+void eng_sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                 uint64_t t)
 {
     int nreg = in->nrs;
     if (ready <= t || nreg == 0)
         return;
-    int rd = kind & SBK_READ;
+    int rd = kind & ENG_SBK_READ;
     unsigned found = 0;
     int freeslot[TR_MAX_SRC];
     int nf = 0;
@@ -158,7 +159,7 @@ void sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int
                 freeslot[nf++] = i;
             continue;
         }
-        if (!(reg_bit(sb->reg[i]) & in->smask) || (sb->kind[i] & SBK_READ) != rd)
+        if (!(reg_bit(sb->reg[i]) & in->smask) || (sb->kind[i] & ENG_SBK_READ) != rd)
             continue;
         for (int k = 0; k < nreg; k++)
             if (sb->reg[i] == in->rs[k]) {

@@ -36,7 +36,8 @@ struct engine_opts {
     int no_skip;                   /* 1: step every cycle and re-evaluate every warp
                                       (tests: counters must equal the skipping run) */
     int threads;                   /* SMs simulated on this many threads (<= 1: one;
-                                      forced to one with an observer).  Results are
+                                      forced to one with an observer, whose
+                                      callbacks are not thread-safe).  Results are
                                       byte-identical for every value.  With > 1 the
                                       trace's warp_begin/next/end are called
                                       concurrently on distinct cursors, so only
@@ -47,49 +48,6 @@ struct engine_opts {
                                       the timings (eng_par.c balance() moves them on
                                       measured load, rarely and unpredictably) */
 };
-
-/* FMA datapath arbitration (pipes.fmaheavy.issue_interval > 0 splits the fma
- * pipe into FMA-lite, timed by pipes.fma, and FMA-heavy): FP32 takes the lite
- * datapath when it is free, else heavy; IMAD/IMUL/IDP (TR_FMA_HEAVY) only
- * heavy; FP16x2 (TR_FMA_BOTH) both at once.  One definition for the engine's
- * scheduler and for study's one-warp walk, so the two cannot disagree.
- * *lite / *heavy are the first cycles each datapath accepts an instruction. */
-static inline uint64_t eng_fma_ready(uint64_t lite, uint64_t heavy, int fma_path)
-{
-    switch (fma_path) {
-    case TR_FMA_HEAVY:
-        return heavy;
-    case TR_FMA_BOTH:
-        return lite > heavy ? lite : heavy;
-    default:
-        return lite < heavy ? lite : heavy;
-    }
-}
-
-/* Occupy the datapath(s) an instruction issued at t uses; returns 1 when it
- * went to FMA-heavy alone (its latency is then pipes.fmaheavy's). */
-static inline int eng_fma_issue(const struct arch *a, uint64_t *lite, uint64_t *heavy,
-                                int fma_path, uint64_t t)
-{
-    int li = a->pipe[PIPE_FMA].issue_interval;
-    uint64_t lite_next = t + (uint64_t)(li > 0 ? li : 0);
-    uint64_t heavy_next = t + (uint64_t)a->fmaheavy.issue_interval;
-    switch (fma_path) {
-    case TR_FMA_HEAVY:
-        *heavy = heavy_next;
-        return 1;
-    case TR_FMA_BOTH:
-        *lite = lite_next;
-        *heavy = heavy_next;
-        return 0;
-    default: /* the lite datapath when free, so FMA-heavy stays for IMAD */
-        if (*lite <= t)
-            *lite = lite_next;
-        else
-            *heavy = heavy_next;
-        return 0;
-    }
-}
 
 /* The occupancy question (occ.h) of a kernel launch: block size,
  * registers, shared memory and barriers of l, no opt-in limit beyond the

@@ -8,6 +8,10 @@
  * Size is bounded: only cycles [0, max_cycles) of SMs [0, max_sms) and at most
  * max_events events are kept; the document's otherData says what was kept.
  * Consecutive intervals of one warp in one state are merged into one event.
+ * The engine delivers intervals in its own stepping order (one warp's in
+ * time order, SMs interleaved by epoch), so the writer sorts them (by SM,
+ * track, start).  When max_events cuts the recording, the events kept are
+ * the first delivered (deterministic: pictures run on one thread).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -196,6 +200,16 @@ static int cmp_block(const void *pa, const void *pb)
     return a->to < b->to ? -1 : a->to > b->to;
 }
 
+/* Warp events by SM, track (tid), then start: one track at a time, in
+ * time order.  (One track's events never share a start.) */
+static int cmp_warp(const void *pa, const void *pb)
+{
+    const struct tl_warp *a = pa, *b = pb;
+    if (a->sm != b->sm) return a->sm < b->sm ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    return a->from < b->from ? -1 : a->from > b->from;
+}
+
 /* Microseconds (trace-event time unit) of a cycle count. */
 static void us(FILE *f, const struct report_timeline *t, uint64_t cycles)
 {
@@ -214,12 +228,22 @@ static void meta(FILE *f, int *first, const char *what, int pid, int tid, const 
 int report_timeline_write(const struct report_timeline *t, const char *config, FILE *f)
 {
     struct tl_block *b = NULL;
+    struct tl_warp *w = NULL;
     if (t->nb) {
         b = malloc(t->nb * sizeof *b);
         if (!b)
             return -1;
         memcpy(b, t->b, t->nb * sizeof *b);
         qsort(b, t->nb, sizeof *b, cmp_block);
+    }
+    if (t->nw) {
+        w = malloc(t->nw * sizeof *w);
+        if (!w) {
+            free(b);
+            return -1;
+        }
+        memcpy(w, t->w, t->nw * sizeof *w);
+        qsort(w, t->nw, sizeof *w, cmp_warp);
     }
     int kpid = t->sm_count; /* the "kernels" process follows every SM */
     fputs("{\n  \"traceEvents\": [\n", f);
@@ -248,7 +272,7 @@ int report_timeline_write(const struct report_timeline *t, const char *config, F
                 (unsigned long long)(t->k[i].to - t->k[i].from));
     }
     for (size_t i = 0; i < t->nw; i++) {
-        const struct tl_warp *e = &t->w[i];
+        const struct tl_warp *e = &w[i];
         fprintf(f, ",\n    {\"name\": \"%s\", \"cat\": \"warp\", \"ph\": \"X\", \"pid\": %d, "
                 "\"tid\": %d, \"ts\": ", stats_state_name(e->state), e->sm, e->tid);
         us(f, t, e->from);
@@ -292,13 +316,15 @@ int report_timeline_write(const struct report_timeline *t, const char *config, F
     fprintf(f, ",\n    \"time_unit\": \"ts and dur in microseconds at %.3f MHz; args.cycle in SM cycles\",\n"
             "    \"recorded\": \"cycles 0..%llu of SMs 0..%d (--timeline-cycles, --timeline-sms)\",\n"
             "    \"max_cycles\": %llu,\n    \"max_sms\": %d,\n    \"max_events\": %zu,\n"
-            "    \"truncated\": %s\n  }\n}\n",
+            "    \"truncated\": %s",
             t->mhz, (unsigned long long)(t->o.max_cycles ? t->o.max_cycles - 1 : 0),
             t->o.max_sms - 1, (unsigned long long)t->o.max_cycles, t->o.max_sms,
             t->o.max_events, t->truncated ? "true" : "false");
+    fputs("\n  }\n}\n", f);
     ok = 1;
 out:
     free(lane_end);
+    free(w);
     free(b);
     if (!ok)
         return -1;

@@ -11,6 +11,9 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 #include "engine/engine.h"
+#include "engine/eng_fetch.h"
+#include "engine/eng_pipe.h"
+#include "mem/mem.h"
 #include "occ/occ.h"
 #include "study/study.h"
 
@@ -158,48 +161,30 @@ const char *study_lat_class_name(int c)
 }
 
 /* Expected unloaded latency of a global/local load and its dominant level,
- * by the engine's capacity rule (docs/model.md, Memory). */
-static double load_latency(const struct arch *a, const struct tr_inst *in, double l1cap,
-                           int *cls)
+ * from the hit probabilities the engine draws with (mem_level_p). */
+static double load_latency(const struct mem_cfg *mc, const struct tr_inst *in, int *cls)
 {
-    double l2cap = (double)a->l2_size_kb * 1024.0;
-    double F = (double)in->footprint;
-    int random = in->pattern == TR_PAT_RANDOM || in->pattern == TR_PAT_ADDRESSES;
+    const struct arch *a = mc->a;
     double p1, p2;
-    if (in->kind == TR_K_ATOMIC) {
-        p1 = 0;
-        p2 = F == 0 || F <= l2cap ? 1 : random ? l2cap / F : 0;
-    } else if (F == 0) {
-        p1 = 0;
-        p2 = 1;
-    } else {
-        p1 = F <= l1cap ? 1 : random ? l1cap / F : 0;
-        p2 = F <= l2cap ? 1 : random ? l2cap / F : 0;
-    }
+    mem_level_p(mc, in, &p1, &p2);
     double w1 = p1, w2 = (1 - p1) * p2, w3 = (1 - p1) * (1 - p2);
     *cls = w1 >= w2 && w1 >= w3 ? SL_L1 : w2 >= w3 ? SL_L2 : SL_DRAM;
     return w1 * a->l1_latency + w2 * a->l2_latency + w3 * a->dram_latency;
-}
-
-static int reg_ok(unsigned r)
-{
-    return r < TR_NREGS && r != 255 && r != TR_REG_P + 7 && r != TR_REG_UR + 63 &&
-           r != TR_REG_UP + 7;
 }
 
 int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max_insts,
                       struct study_little *o, char err[STUDY_ERR_MAX])
 {
     memset(o, 0, sizeof *o);
-    /* L1 capacity: unified L1 + shared minus the carveout occupancy chose */
+    /* the memory system as the engine configures it for this launch (the L1
+     * capacity is what the carveout occupancy chose leaves) */
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
     engine_occ_launch(l, -1, &ol);
     struct occ_result occ;
     occ_compute(a, &ol, &occ);
-    double l1cap = (double)a->l1_smem_kb * 1024.0 - (double)occ.smem_config_bytes;
-    if (l1cap < 0)
-        l1cap = 0;
+    struct mem_cfg mc;
+    mem_cfg_init(&mc, a, occ.smem_config_bytes, 0);
 
     uint64_t ready[TR_NREGS];
     unsigned char cls[TR_NREGS];
@@ -209,8 +194,9 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
         cls[i] = 0;
         lat_of[i] = 0;
     }
-    uint64_t pipe_free[PIPE_COUNT] = { 0 };
-    uint64_t heavy_free = 0; /* FMA-heavy datapath (pipes.fmaheavy) */
+    struct eng_pipes pipes;
+    memset(&pipes, 0, sizeof pipes);
+    int split = eng_pipe_fma_split(a);
     uint64_t tnext = 0, mem_done = 0, last = 0;
     struct tr_cursor c;
     memset(&c, 0, sizeof c);
@@ -225,17 +211,16 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     struct tr_dyn dyn;
     const struct tr_inst *in;
     while (o->insts < max_insts && (in = k->ops->warp_next(k, &c, &dyn)) != NULL) {
-        /* earliest issue: in order, pipe free, operands ready (RAW and WAW) */
-        int p = in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
-        /* FMA-heavy/lite split: the engine's own arbitration (engine.h) */
-        int split = p == PIPE_FMA && a->fmaheavy.issue_interval > 0;
-        uint64_t pf = split ? eng_fma_ready(pipe_free[p], heavy_free, in->fma_path) : pipe_free[p];
+        /* earliest issue: in order, pipe free, operands ready (RAW and WAW);
+         * the pipes are the engine's own (eng_pipe.h) */
+        int p = eng_pipe_of(in);
+        uint64_t pf = eng_pipe_ready(&pipes, split, p, in->fma_path);
         uint64_t t0 = tnext > pf ? tnext : pf;
         uint64_t t = t0;
         int why = -1;
         for (int i = 0; i < in->nsrc + in->ndst; i++) {
             unsigned r = i < in->nsrc ? in->src[i] : in->dst[i - in->nsrc];
-            if (!reg_ok(r))
+            if (!tr_reg_real((uint16_t)r))
                 continue;
             if (i < in->nsrc && lat_of[r] > 0) {
                 o->edges[cls[r]]++;
@@ -250,11 +235,8 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
             t = mem_done;
         if (why >= 0 && t > t0)
             o->stall[why] += t - t0;
-        if (split)
-            eng_fma_issue(a, &pipe_free[p], &heavy_free, in->fma_path, t);
-        else if (a->pipe[p].issue_interval > 0)
-            pipe_free[p] = t + (uint64_t)a->pipe[p].issue_interval;
-        tnext = t + 1;
+        const struct arch_pipe_cfg *pc = eng_pipe_issue(a, &pipes, split, p, in->fma_path, t);
+        tnext = eng_fetch_after(a, t, 0);
         last = t;
         o->insts++;
 
@@ -262,7 +244,7 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
         int c2 = p;
         switch (in->kind) {
         case TR_K_ALU:
-            lat = in->latency >= 0 ? in->latency : a->pipe[p].latency;
+            lat = eng_pipe_latency(in, pc);
             c2 = SL_FMA + p;
             break;
         case TR_K_LOAD:
@@ -274,13 +256,13 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
                 lat = a->l1_latency;
                 c2 = SL_CONST;
             } else {
-                lat = load_latency(a, in, l1cap, &c2);
+                lat = load_latency(&mc, in, &c2);
             }
             if (t + (uint64_t)lat > mem_done)
                 mem_done = t + (uint64_t)lat;
             break;
         case TR_K_BRANCH:
-            tnext = t + 1 + (uint64_t)(a->branch_latency > 0 ? a->branch_latency : 0);
+            tnext = eng_fetch_after(a, t, 1);
             if (a->branch_latency > 0) {
                 o->stall[SL_BRANCH] += (uint64_t)a->branch_latency;
                 o->edges[SL_BRANCH]++;
@@ -292,7 +274,7 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
         }
         if (lat >= 0)
             for (int i = 0; i < in->ndst; i++)
-                if (reg_ok(in->dst[i])) {
+                if (tr_reg_real(in->dst[i])) {
                     ready[in->dst[i]] = t + (uint64_t)(lat > 0 ? lat + 0.5 : 0);
                     cls[in->dst[i]] = (unsigned char)c2;
                     lat_of[in->dst[i]] = lat;

@@ -120,6 +120,20 @@ struct tr_dyn {
     const uint64_t *addr;  /* per-active-lane byte addresses, owned by the reader    */
 };
 
+/* Lanes set in an active mask.  A population count that does not rely on
+ * the POPCNT instruction (gcc's default x86-64 target lacks it and
+ * __builtin_popcount calls a library routine); the engine counts every
+ * issued instruction's lanes. */
+static inline int tr_lanes(uint32_t x)
+{
+    if (x == 0xffffffffu)
+        return 32;
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
 struct tr_launch {
     char name[128];        /* kernel name                                           */
     uint32_t grid[3];      /* grid dimensions                                       */

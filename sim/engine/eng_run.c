@@ -1,12 +1,5 @@
-/* eng_gpu.c — engine_run(): residency, the block dispatcher and the
- * reference time loop.
- *
- * The reference loop advances global time to the earliest cycle any SM
- * needs a look and steps, in SM index order, every SM due at that cycle.  L2
- * and DRAM are shared by all SMs, so this global order is what makes their
- * queueing causal; the SM index breaks ties deterministically.  Runs without
- * an observer use the epoch scheme of eng_par.c instead, which reproduces
- * this order exactly (docs/performance.md).
+/* eng_run.c — engine_run(): checks, the run's state, the first wave, the
+ * time loop (eng_par.c) and the counters it leaves in stats_kernel.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,69 +7,10 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
-#include "engine/eng_internal.h"
-
-/* A block retired from (sm, slot) at t.  The slot is refilled after every
- * SM due at t has been stepped (gpu_assign_freed), so that slots freed on
- * several SMs in the same cycle get the pending blocks round-robin over
- * the SMs, as in the first wave, rather than all on the lowest SM. */
-void gpu_block_retired(struct eng_run *r, int smi, int b, uint64_t t)
-{
-    r->sm[smi].bs[b].state = BS_FREE;
-    if (r->deferred) {
-        /* parallel run: dispatched at the epoch end (eng_par.c) */
-        struct eng_sm *sm = &r->sm[smi];
-        int rank = 0;
-        for (int i = sm->nfr - 1; i >= 0 && sm->fr[i].t == t; i--)
-            rank++;
-        sm->fr[sm->nfr].t = t;
-        sm->fr[sm->nfr].bslot = b;
-        sm->fr[sm->nfr].rank = rank;
-        sm->nfr++;
-        return;
-    }
-    int rank = 0;
-    for (int i = 0; i < r->nfreed; i++)
-        rank += r->freed[i].sm == smi;
-    r->freed[r->nfreed].sm = smi;
-    r->freed[r->nfreed].bslot = b;
-    r->freed[r->nfreed].rank = rank;
-    r->nfreed++;
-}
-
-/* Hand the next blocks of the grid to the slots freed at t: rank 0 of every
- * SM in SM order, then rank 1, ...; each becomes resident
- * block_launch_latency cycles later (at least one).  Returns that cycle, or
- * ENG_NEVER if no block was left to hand out. */
-uint64_t gpu_assign_freed(struct eng_run *r, uint64_t t)
-{
-    int lat = r->a->block_launch_latency;
-    uint64_t at = t + (uint64_t)(lat > 1 ? lat : 1);
-    uint64_t first = r->next_block;
-    for (int rank = 0; r->nfreed > 0 && r->next_block < r->nblocks; rank++) {
-        int left = 0;
-        for (int i = 0; i < r->nfreed; i++) {
-            if (r->freed[i].rank != rank) {
-                left += r->freed[i].rank > rank;
-                continue;
-            }
-            if (r->next_block >= r->nblocks)
-                break;
-            struct eng_sm *sm = &r->sm[r->freed[i].sm];
-            struct eng_bslot *bs = &sm->bs[r->freed[i].bslot];
-            bs->state = BS_PENDING;
-            bs->block = (uint32_t)r->next_block++;
-            bs->launch_at = at;
-            sm->npending++;
-            if (at < sm->next)
-                sm->next = at;
-        }
-        if (!left)
-            break;
-    }
-    r->nfreed = 0;
-    return r->next_block > first ? at : ENG_NEVER;
-}
+#include "engine/eng_disp.h"
+#include "engine/eng_par.h"
+#include "engine/eng_run.h"
+#include "engine/eng_util.h"
 
 /* A hand-filled struct arch (tests, studies) is not validated by arch_load;
  * reject what would divide by zero or never make progress. */
@@ -134,7 +68,7 @@ static void free_run(struct eng_run *r)
             free(sm->w);
             free(sm->bs);
             free(sm->elig);
-            free(sm->taken);
+            free(sm->mark);
             free(sm->copies);
             free(sm->due);
             free(sm->req);
@@ -144,19 +78,6 @@ static void free_run(struct eng_run *r)
     }
     free(r->sm);
     free(r->freed);
-}
-
-void *eng_line_calloc(size_t n, size_t size)
-{
-    if (n == 0)
-        n = 1;
-    if (size && n > (size_t)(PTRDIFF_MAX - 63) / size)
-        return NULL;
-    size_t bytes = (n * size + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, bytes);
-    if (p)
-        memset(p, 0, bytes);
-    return p;
 }
 
 static int alloc_run(struct eng_run *r)
@@ -178,26 +99,24 @@ static int alloc_run(struct eng_run *r)
         sm->w = eng_line_calloc((size_t)nslots, sizeof *sm->w);
         sm->sp = eng_line_calloc((size_t)sub, sizeof *sm->sp);
         sm->elig = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->elig);
-        sm->taken = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->taken);
+        sm->mark = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->mark);
         sm->due = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
         sm->copies = eng_line_calloc((size_t)nslots, sizeof *sm->copies);
-        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->taken || !sm->due || !sm->copies)
+        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->mark || !sm->due || !sm->copies)
             return -1;
-        if (r->deferred) {
-            sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
-            sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);
-            if (!sm->fr || !sm->unres)
-                return -1;
-        }
+        sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
+        sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);
+        if (!sm->fr || !sm->unres)
+            return -1;
         for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];
             sp->last = -1;
-            sp->solo = -1;
-            sp->nls = (nslots - s + sub - 1) / sub;
-            sp->until = eng_line_calloc((size_t)sp->nls, sizeof *sp->until);
+            sp->lone_slot = -1;
+            sp->nslots = (nslots - s + sub - 1) / sub;
+            sp->until = eng_line_calloc((size_t)sp->nslots, sizeof *sp->until);
             if (!sp->until)
                 return -1;
-            for (int j = 0; j < sp->nls; j++)
+            for (int j = 0; j < sp->nslots; j++)
                 sp->until[j] = ENG_NEVER;
             sp->lg.cap = a->lsu_queue_depth;
             sp->mio.cap = a->mio_queue_depth;
@@ -272,13 +191,10 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     r.st = out;
     r.err = err;
     r.no_skip = o->no_skip;
-    r.fma_split = a->fmaheavy.issue_interval > 0;
-    /* Without an observer the SMs run in epochs (eng_par.c; on o->threads
-     * threads), which keeps each SM's data in cache for many cycles.  The
-     * observer's callbacks are neither thread-safe nor free of order, so
-     * pictures use the reference loop below: every SM due at a cycle, in SM
-     * order, cycle by cycle.  Both give identical counters. */
-    int nthreads = o->threads > 1 ? o->threads : 1;
+    r.fma_split = eng_pipe_fma_split(a);
+    /* The observer's callbacks are not thread-safe: pictures take one
+     * thread (the counters are the same on any number). */
+    int nthreads = o->threads > 1 && !r.obs ? o->threads : 1;
     /* warp_begin/next/end run on the worker threads (sm_step: launch_block,
      * issue, retire); a reader that cannot take concurrent calls on distinct
      * cursors says so (trace_kernel.mt_safe = 0) and gets one thread.  Both
@@ -288,7 +204,6 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         nthreads = 1;
     if (nthreads > a->sm_count)
         nthreads = a->sm_count;
-    r.deferred = !r.obs;
     r.bps = occ.blocks_per_sm;
     if (o->blocks_per_sm_cap > 0 && o->blocks_per_sm_cap < r.bps)
         r.bps = o->blocks_per_sm_cap;
@@ -296,7 +211,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     if (r.bps > 255) /* eng_warp.bslot is 8 bits; no GPU has more resident blocks */
         r.bps = 255;
     r.nblocks = nblocks;
-    mem_init(&r);
+    mem_cfg_init(&r.mcfg, a, occ.smem_config_bytes, o->seed);
     if (alloc_run(&r) != 0) {
         free_run(&r);
         stats_kernel_free(out);
@@ -304,51 +219,8 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         return -1;
     }
 
-    /* First wave: block i -> SM i % sm_count, so consecutive blocks spread
-     * over the SMs as the hardware dispatcher does; all resident at cycle 0. */
-    uint64_t first = (uint64_t)a->sm_count * (uint64_t)r.bps;
-    if (first > nblocks)
-        first = nblocks;
-    for (uint64_t i = 0; i < first; i++) {
-        struct eng_sm *sm = &r.sm[i % (uint64_t)a->sm_count];
-        struct eng_bslot *bs = &sm->bs[i / (uint64_t)a->sm_count];
-        bs->state = BS_PENDING;
-        bs->block = (uint32_t)i;
-        bs->launch_at = 0;
-        sm->npending++;
-        sm->next = 0;
-    }
-    r.next_block = first;
-
-    int rc = 0;
-    if (r.deferred) {
-        rc = par_run(&r, nthreads);
-        goto finish;
-    }
-    for (;;) {
-        uint64_t t = ENG_NEVER;
-        for (int i = 0; i < a->sm_count; i++)
-            if (r.sm[i].next < t)
-                t = r.sm[i].next;
-        if (t == ENG_NEVER)
-            break;
-        if (o->max_cycles && t > o->max_cycles) {
-            snprintf(err, 512, "kernel '%s': simulation passed max_cycles (%llu)", l->name,
-                     (unsigned long long)o->max_cycles);
-            rc = -1;
-            break;
-        }
-        for (int i = 0; i < a->sm_count; i++)
-            if (r.sm[i].next == t)
-                sm_step(&r, i, t);
-        if (r.nfreed)
-            gpu_assign_freed(&r, t);
-        if (r.error) {
-            rc = -1;
-            break;
-        }
-    }
-finish:
+    eng_disp_first_wave(&r);
+    int rc = eng_par_run(&r, nthreads);
     if (rc == 0)
         for (int i = 0; i < a->sm_count; i++)
             if (r.sm[i].resident) {
@@ -365,12 +237,12 @@ finish:
             out->smsp[(size_t)i * (size_t)r.sub + (size_t)s] = r.sm[i].sp[s].st;
         out->events += c->events;
         out->thread_inst += c->thread_inst;
-        out->dram_bytes += c->dram_bytes;
-        out->l2_bytes += c->l2_bytes;
-        out->l1_sector_hits += c->l1_sector_hits;
-        out->l1_sectors += c->l1_sectors;
-        out->l2_sector_hits += c->l2_sector_hits;
-        out->l2_sectors += c->l2_sectors;
+        out->dram_bytes += c->mem.dram_bytes;
+        out->l2_bytes += c->mem.l2_bytes;
+        out->l1_sector_hits += c->mem.l1_sector_hits;
+        out->l1_sectors += c->mem.l1_sectors;
+        out->l2_sector_hits += c->mem.l2_sector_hits;
+        out->l2_sectors += c->mem.l2_sectors;
         if (c->last_retire > out->cycles_elapsed)
             out->cycles_elapsed = c->last_retire;
     }

@@ -1,0 +1,39 @@
+/* eng_disp.h — block residency: which block goes to which SM slot and
+ * when it becomes resident.
+ *
+ * The first wave is resident at cycle 0, block i on SM i % sm_count.  A
+ * slot freed when its block's last warp retired is refilled at the epoch
+ * end (eng_par.c), cycle by cycle, rank 0 of every SM in SM order, then
+ * rank 1, ...; the new block becomes resident scheduler.block_launch_latency
+ * cycles later (at least one).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_ENG_DISP_H
+#define SMSIM_ENG_DISP_H
+
+#include <stdint.h>
+
+struct eng_run;
+struct eng_sm;
+
+/* Hand the first blocks of the grid to every SM's slots, resident at 0. */
+void eng_disp_first_wave(struct eng_run *r);
+
+/* Make the pending blocks of SM smi that are due at t resident. */
+void eng_disp_launch_due(struct eng_run *r, int smi, uint64_t t);
+
+/* The earliest cycle a pending block of sm becomes resident (ENG_NEVER if
+ * none is pending). */
+uint64_t eng_disp_pending_min(const struct eng_run *r, const struct eng_sm *sm);
+
+/* The block in slot b of SM smi retired its last warp at t: the slot is
+ * free, noted for the epoch end. */
+void eng_disp_retired(struct eng_run *r, int smi, int b, uint64_t t);
+
+/* Epoch end, one thread: refill the nfree slots the SMs freed during the
+ * epoch, in the order above.  Returns the earliest cycle a block launches
+ * (the SMs that got one have their next look lowered), ENG_NEVER if none. */
+uint64_t eng_disp_refill(struct eng_run *r, int nfree);
+
+#endif

@@ -1,0 +1,47 @@
+/* eng_sched.c — scheduler policies (eng_sched.h).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "engine/eng_sched.h"
+#include "engine/eng_run.h"
+
+static int pick_lrr(int last, const int *elig, const uint8_t *mark, int n)
+{
+    /* key (ls - last - 1) mod nslots: the first slot after `last`, wrapping */
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (mark[i] == ENG_PICK_FREE) {
+            if (elig[i] > last)
+                return i;
+            if (best < 0)
+                best = i;
+        }
+    return best;
+}
+
+static int pick_gto(const struct eng_warp *w, int sub, int s, const int *elig,
+                    const uint8_t *mark, int n, int last_idx)
+{
+    if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
+        return last_idx;
+    int best = -1;
+    uint64_t bage = 0;
+    for (int i = 0; i < n; i++) {
+        if (mark[i] != ENG_PICK_FREE)
+            continue;
+        uint64_t age = w[elig[i] * sub + s].age;
+        if (best < 0 || age < bage) {
+            best = i;
+            bage = age;
+        }
+    }
+    return best;
+}
+
+int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int last,
+                   const int *elig, const uint8_t *mark, int n, int last_idx)
+{
+    if (policy == SCHED_LRR)
+        return pick_lrr(last, elig, mark, n);
+    return pick_gto(w, sub, s, elig, mark, n, last_idx);
+}

@@ -1,0 +1,153 @@
+/* mem.h — the memory system, behind one header.
+ *
+ * The engine (sim/engine) sees memory through a two-stage contract, so that
+ * SMs can run on separate threads while every result stays byte-identical
+ * on any thread count (sim/engine/eng_par.c):
+ *
+ *  1. SM-local stage, mem_local(): runs on the SM's thread at the issue of
+ *     a memory instruction.  Coalesces the warp's access into sectors,
+ *     serves shared memory and constants (the MIO path), passes global and
+ *     local accesses through the SM's L1/TEX stage and draws their L1 hits.
+ *     It touches only its SM's struct mem_sm and counters.  What must go
+ *     further comes back as a struct mem_req.
+ *  2. Globally ordered stage, mem_global(): L2 and DRAM, shared by all SMs.
+ *     The engine calls it once per request, in (issue cycle, SM, issue
+ *     order) order.  Its answer is at least mem_min_latency() cycles after
+ *     the issue cycle, which is what lets the engine run every SM alone for
+ *     epochs of that length.
+ *
+ * Today's model behind it: bandwidth servers (a request of B bytes starts
+ * when the server is free and holds it B / rate cycles; the data is usable
+ * the unloaded latency after the server finishes) and hits drawn from a
+ * capacity rule (mem_hit_p).  docs/model.md, "Memory", gives the reasoning.
+ *
+ * The in-SM memory pipeline's queues (LG and MIO, per SMSP) live here too:
+ * the scheduler asks them whether a memory instruction can issue.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_MEM_H
+#define SMSIM_MEM_H
+
+#include <stdint.h>
+#include "arch/arch.h"
+#include "trace/trace.h"
+
+/* The memory configuration of one run (immutable once made). */
+struct mem_cfg {
+    const struct arch *a;  /* the GPU                                           */
+    double l1_rate;        /* L1/TEX bytes per cycle per SM                     */
+    double l2_rate;        /* L2 bytes per cycle, GPU-wide                      */
+    double dram_rate;      /* DRAM bytes per cycle, GPU-wide                    */
+    double l1_cap;         /* L1 bytes left by the shared-memory carveout       */
+    double l2_cap;         /* L2 bytes                                          */
+    uint64_t seed;         /* hit draws                                         */
+    int per_line;          /* a memory.*_cycles_per_line cost is configured     */
+};
+
+/* l1_smem_config_bytes: the shared-memory carveout occupancy chose
+ * (occ_result.smem_config_bytes); the unified L1/shared array's rest is L1. */
+void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_bytes,
+                  uint64_t seed);
+
+/* Counters a memory access adds to (sums: any order gives the same). */
+struct mem_counters {
+    uint64_t dram_bytes;     /* bytes to/from DRAM                              */
+    uint64_t l2_bytes;       /* bytes served by L2                              */
+    uint64_t l1_sector_hits; /* sectors that hit L1                             */
+    uint64_t l1_sectors;     /* sectors through L1                              */
+    uint64_t l2_sector_hits; /* sectors that hit L2                             */
+    uint64_t l2_sectors;     /* sectors requested from L2                       */
+};
+
+/* --- the in-SM memory pipeline's queues ---------------------------------- */
+
+/* Which queue a memory instruction waits in before it is served. */
+enum mem_queue_id {
+    MEM_Q_NONE = 0,        /* not a memory instruction                          */
+    MEM_Q_LG = 1,          /* global, local, texture: to L1/TEX                 */
+    MEM_Q_MIO = 2          /* shared memory, constants                          */
+};
+enum mem_queue_id mem_queue_of(const struct tr_inst *in);
+
+/* Requests of one SMSP queue: the cycle each frees its slot. */
+struct mem_queue {
+    uint64_t *free_at;     /* [cap] slot release cycles; <= t means free        */
+    int cap;               /* queue depth from the arch                         */
+};
+/* 1 when every slot is taken at t, with *until the first that frees. */
+int mem_queue_busy(const struct mem_queue *q, uint64_t t, uint64_t *until);
+/* Take a free slot at t until free_at. */
+void mem_queue_push(struct mem_queue *q, uint64_t t, uint64_t free_at);
+
+/* --- stage 1: SM-local ---------------------------------------------------- */
+
+/* An SM's own memory units. */
+struct mem_sm {
+    double l1_free;        /* L1/TEX tag stage: time it is free (fractional)    */
+    uint64_t smem_free;    /* shared-memory unit: first free cycle              */
+};
+
+/* What a request needs from the globally ordered stage. */
+struct mem_req {
+    uint64_t t;            /* issue cycle                                       */
+    double t1;             /* time the request left the L1/TEX stage            */
+    double rdy;            /* readiness known so far (L1 hits), 0 none          */
+    int m;                 /* sectors to L2                                     */
+    int h2;                /* of which L2 hits                                  */
+    int m3;                /* L2 load misses (DRAM reads)                       */
+    int wb;                /* DRAM write-backs (stores)                         */
+    int excess;            /* lines beyond what the sectors need (divergence)   */
+    int is_store;          /* a store                                           */
+};
+
+/* The SM-local result of one access. */
+struct mem_local_res {
+    uint64_t ready;        /* cycle the data is usable, if known locally        */
+    uint64_t sent;         /* cycle the request leaves its queue (sources read) */
+    int global;            /* 1: ready is not known; req goes to mem_global()   */
+};
+
+/* Issue of memory instruction `in` (dynamic data d) at t by the warp whose
+ * unique id is warp_uid (block * warps per block + warp), as its seq-th
+ * instruction: the hit draws are a hash of (seed, warp_uid, seq, level), so
+ * they do not depend on the order the engine visits warps. */
+void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
+               const struct tr_inst *in, const struct tr_dyn *d, uint64_t warp_uid,
+               uint64_t seq, uint64_t t, struct mem_local_res *res, struct mem_req *req);
+
+/* --- stage 2: globally ordered -------------------------------------------- */
+
+/* The GPU-wide servers. */
+struct mem_gpu {
+    double l2_free;        /* L2 server free time                               */
+    double dram_free;      /* DRAM server free time                             */
+};
+
+/* The cycle the data of req is usable.  Call in (t, SM, issue) order. */
+uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *req);
+
+/* A lower bound of mem_global(req) - req->t, at least 1. */
+uint64_t mem_min_latency(const struct arch *a);
+
+/* --- rules shared with studies and tests ---------------------------------- */
+
+/* Probability that a sector of in hits a cache of cap bytes: footprint <=
+ * capacity hits; beyond it a random pattern hits with probability cap /
+ * footprint and a stream misses.  -1: footprint unknown. */
+double mem_hit_p(const struct tr_inst *in, double cap);
+/* The probabilities mem_local draws with: L1 (loads only; 0 when the
+ * footprint is unknown) and L2 (1 when unknown: assumed L2-resident). */
+void mem_level_p(const struct mem_cfg *c, const struct tr_inst *in, double *p1, double *p2);
+
+/* Sectors one dynamic memory instruction touches.  lines != NULL: an
+ * access with addresses also counts its lines into *lines (-1: it could
+ * not); otherwise *lines is left as it was (callers start it at -1). */
+int mem_sectors(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+                int *lines);
+/* The same, and (excess != NULL) the lines (memory.line_bytes) it touches
+ * beyond the fewest its sectors need: what mem_local charges per line. */
+int mem_shape(const struct arch *a, const struct tr_inst *in, const struct tr_dyn *d,
+              int *excess);
+
+#endif
