@@ -160,16 +160,30 @@ const char *study_lat_class_name(int c)
     return c >= 0 && c < SL_COUNT ? names[c] : "?";
 }
 
-/* Expected unloaded latency of a global/local load and its dominant level,
- * from the hit probabilities the engine draws with (mem_level_p). */
-static double load_latency(const struct mem_cfg *mc, const struct tr_inst *in, int *cls)
+/* Expected unloaded latency of a global/local load (dynamic data d) and
+ * its dominant level, by the engine's rules: each sector hits with the
+ * probabilities the engine draws with (mem_level_p), the access is ready
+ * when its slowest sector is (all n sectors in L1; else none beyond L2;
+ * else DRAM), and a divergent access pays the per-line charges of the level
+ * that serves it for the lines beyond what its sectors need (mem_shape). */
+static double load_latency(const struct mem_cfg *mc, const struct tr_inst *in,
+                           const struct tr_dyn *d, int *cls)
 {
     const struct arch *a = mc->a;
     double p1, p2;
     mem_level_p(mc, in, &p1, &p2);
-    double w1 = p1, w2 = (1 - p1) * p2, w3 = (1 - p1) * (1 - p2);
+    int excess = 0;
+    int n = mem_shape(a, in, d, mc->per_line ? &excess : NULL);
+    if (n == 0) { /* no active lane: ready the next cycle */
+        *cls = SL_L1;
+        return 1;
+    }
+    double all_l1 = pow(p1, n), no_dram = pow(p1 + (1 - p1) * p2, n);
+    double w1 = all_l1, w2 = no_dram - all_l1, w3 = 1 - no_dram;
     *cls = w1 >= w2 && w1 >= w3 ? SL_L1 : w2 >= w3 ? SL_L2 : SL_DRAM;
-    return w1 * a->l1_latency + w2 * a->l2_latency + w3 * a->dram_latency;
+    return w1 * (a->l1_latency + excess * a->l1_cycles_per_line) +
+           w2 * (a->l2_latency + excess * a->l2_cycles_per_line) +
+           w3 * (a->dram_latency + excess * a->dram_cycles_per_line);
 }
 
 int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max_insts,
@@ -256,7 +270,7 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
                 lat = a->l1_latency;
                 c2 = SL_CONST;
             } else {
-                lat = load_latency(&mc, in, &c2);
+                lat = load_latency(&mc, in, &dyn, &c2);
             }
             if (t + (uint64_t)lat > mem_done)
                 mem_done = t + (uint64_t)lat;
