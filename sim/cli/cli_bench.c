@@ -23,10 +23,10 @@
 #include <unistd.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
+#include "convert/conv_accelsim.h"
 #include "engine/engine.h"
 #include "stats/stats.h"
 #include "trace/trace.h"
-#include "trace/trace_accelsim.h"
 
 static const char bench_help[] =
     "usage: smsim bench [--config CFG.yaml] [--quick] [--threads N] [--repeat N]\n"
@@ -298,8 +298,8 @@ static int export_reopen(struct trace_file **tf, const char *path, char err[TRAC
 {
     char dir[520], f1[560], f2[560]; /* path is at most 511 chars (run_one) */
     snprintf(dir, sizeof dir, "%.511s.d", path);
-    struct tr_export_opts eo = { .binary_version = 90, .seed = 1 };
-    int rc = trace_export_accelsim(*tf, dir, &eo, err);
+    struct conv_accelsim_opts eo = { .binary_version = 90, .seed = 1 };
+    int rc = conv_accelsim_export(*tf, dir, &eo, err);
     trace_close(*tf);
     *tf = NULL;
     snprintf(f1, sizeof f1, "%s/kernelslist.g", dir);

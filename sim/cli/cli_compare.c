@@ -16,7 +16,7 @@
 #include "report/report.h"
 #include "stats/stats.h"
 #include "study/study_validate.h"
-#include "trace/ncu_csv.h"
+#include "ncu/ncu_csv.h"
 #include "trace/trace.h"
 
 static const char cmp_help[] =

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "convert/conv_accelsim.h"
 #include "trace/trace.h"
-#include "trace/trace_accelsim.h"
 
 static const char export_help[] =
     "usage: smsim export --accelsim OUTDIR TRACE [options]\n"
@@ -25,7 +25,7 @@ static const char export_help[] =
 int cli_export(int argc, char **argv)
 {
     const char *dir = NULL;
-    struct tr_export_opts o = { 90, 1 };
+    struct conv_accelsim_opts o = { 90, 1 };
     struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS, .usage = export_help,
                             .pos_name = "trace", .seed = o.seed };
     static const char *const known[] = { "--accelsim", "--binary-version", "--seed", NULL };
@@ -59,7 +59,7 @@ int cli_export(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    int rc = trace_export_accelsim(t, dir, &o, err);
+    int rc = conv_accelsim_export(t, dir, &o, err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     else

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "convert/conv_sass.h"
 #include "trace/trace.h"
-#include "trace/trace_sass.h"
 
 static const char sass_help[] =
     "usage: smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z\n"
@@ -72,7 +72,7 @@ static int parse_dims(const char *opt, const char *s, uint32_t d[3])
 }
 
 /* "PC=VALUE" (PC hex with 0x, or decimal). */
-static int parse_ctl(const char *opt, const char *s, struct sass_ctl *c)
+static int parse_ctl(const char *opt, const char *s, struct conv_sass_ctl *c)
 {
     const char *eq = strchr(s, '=');
     char *end;
@@ -110,15 +110,15 @@ static FILE *temp_file(const char *out, char *buf, size_t n)
 
 int cli_sass2trace(int argc, char **argv)
 {
-    struct sass_opts o;
+    struct conv_sass_opts o;
     memset(&o, 0, sizeof o);
     o.barriers = -1;
     const char *out = NULL;
     int have_grid = 0, have_block = 0, have_regs = 0, have_ss = 0, have_sd = 0, have_expect = 0;
     uint64_t expect = 0;
     double tol = 0.5;
-    struct sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
-    struct sass_ctl *takes = calloc((size_t)argc, sizeof *takes);
+    struct conv_sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
+    struct conv_sass_ctl *takes = calloc((size_t)argc, sizeof *takes);
     int status = 1;
     if (!trips || !takes) {
         fputs("smsim: out of memory\n", stderr);
@@ -226,8 +226,8 @@ int cli_sass2trace(int argc, char **argv)
     }
 
     char err[TRACE_ERR_MAX];
-    struct sass_result r;
-    if (sass_convert(&o, &r, err)) {
+    struct conv_sass_result r;
+    if (conv_sass_convert(&o, &r, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }
@@ -236,7 +236,7 @@ int cli_sass2trace(int argc, char **argv)
     if (!f) {
         fprintf(stderr, "smsim: %s: cannot create a temporary file: %s\n", out ? out : "stdout",
                 strerror(errno));
-        sass_result_free(&r);
+        conv_sass_result_free(&r);
         goto done;
     }
     int werr = fwrite(r.text, 1, r.len, f) != r.len;
@@ -244,7 +244,7 @@ int cli_sass2trace(int argc, char **argv)
     uint64_t total = 0;
     if (werr) {
         fprintf(stderr, "smsim: %s: write error: %s\n", tmp, strerror(errno));
-    } else if (sass_verify(&r, tmp, &total, err)) {
+    } else if (conv_sass_verify(&r, tmp, &total, err)) {
         fprintf(stderr, "%s\n", err);
         werr = 1;
     } else if (have_expect) {
@@ -263,21 +263,21 @@ int cli_sass2trace(int argc, char **argv)
     }
     if (werr) {
         unlink(tmp);
-        sass_result_free(&r);
+        conv_sass_result_free(&r);
         goto done;
     }
     if (out) {
         if (rename(tmp, out)) {
             fprintf(stderr, "smsim: %s: cannot write: %s\n", out, strerror(errno));
             unlink(tmp);
-            sass_result_free(&r);
+            conv_sass_result_free(&r);
             goto done;
         }
     } else {
         unlink(tmp);
         fwrite(r.text, 1, r.len, stdout);
     }
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
     status = 0;
 done:
     free(trips);

@@ -21,7 +21,7 @@
 #include "occ/occ.h"
 #include "stats/stats.h"
 #include "study/study_validate.h"
-#include "trace/ncu_csv.h"
+#include "ncu/ncu_csv.h"
 #include "trace/trace.h"
 
 /* The compared metrics (ncu names; docs/metrics.md gives smsim's formulas). */

@@ -1,6 +1,7 @@
 /* trace_accelsim.h — Accel-Sim (NVBit tracer) traces: kernelslist.g and
  * .traceg / .traceg.xz kernel files, tracer versions 3, 4 and 5
- * (docs/accelsim.md), and the exporter that writes any trace in that format.
+ * (docs/accelsim.md).  The exporter that writes any trace in that format is
+ * convert/conv_accelsim.h.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -38,19 +39,5 @@ struct tr_accelsim_stats {
 
 /* Fill *st for a kernel opened by this reader; -1 for other readers. */
 int tr_accelsim_stats(const struct trace_kernel *k, struct tr_accelsim_stats *st);
-
-/* Exporter options. */
-struct tr_export_opts {
-    int binary_version;       /* written as -binary version (e.g. 90)            */
-    uint64_t seed;            /* seeds the synthesized random-pattern addresses  */
-};
-
-/* Write every kernel of t into directory `dir` (created if missing) as
- * kernel-<i+1>.traceg (tracer version 4 lines) and a kernelslist.g naming
- * them.  Addresses are synthesized deterministically from each native
- * instruction's pattern (docs/accelsim.md).  0, or -1 with a one-line
- * message in err. */
-int trace_export_accelsim(struct trace_file *t, const char *dir,
-                          const struct tr_export_opts *o, char err[TRACE_ERR_MAX]);
 
 #endif

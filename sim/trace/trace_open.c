@@ -1,4 +1,6 @@
-/* trace_open.c — format detection and the format-independent helpers.
+/* trace_open.c — format detection: trace_open() picks a file's reader,
+ * trace_close() frees what it opened.  The helpers every reader shares are
+ * in trace.c, which calls no reader.
  *
  * Formats are tried in the order of the readers table: each has a detector
  * (from the file name and its first non-blank line) and an open function.
@@ -106,59 +108,4 @@ void trace_close(struct trace_file *t)
             t->kernels[i]->ops->destroy(t->kernels[i]);
     free(t->kernels);
     free(t);
-}
-
-/* Distinct dependency-creating registers of r[0..n) into out, in order;
- * *mask gets bit (id % 64) of each.  Returns how many. */
-static int real_regs(const uint16_t *r, int n, uint16_t *out, uint64_t *mask)
-{
-    int k = 0;
-    *mask = 0;
-    for (int i = 0; i < n; i++) {
-        int dup = !tr_reg_real(r[i]);
-        for (int j = 0; j < k && !dup; j++)
-            dup = out[j] == r[i];
-        if (!dup) {
-            out[k++] = r[i];
-            *mask |= UINT64_C(1) << (r[i] & 63);
-        }
-    }
-    return k;
-}
-
-void tr_inst_seal(struct tr_inst *in)
-{
-    in->nrd = (uint8_t)real_regs(in->dst, in->ndst < TR_MAX_DST ? in->ndst : TR_MAX_DST,
-                                 in->rd, &in->dmask);
-    in->nrs = (uint8_t)real_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
-                                 in->rs, &in->smask);
-    in->sealed = 1;
-}
-
-uint32_t tr_warps_per_block(const struct tr_launch *l)
-{
-    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-    return (uint32_t)((threads + 31) / 32);
-}
-
-uint64_t tr_grid_blocks(const struct tr_launch *l)
-{
-    return (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-}
-
-uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp)
-{
-    if ((uint64_t)block >= tr_grid_blocks(&k->launch) || warp >= tr_warps_per_block(&k->launch))
-        return UINT64_MAX;
-    if (k->ops->warp_count)
-        return k->ops->warp_count(k, block, warp);
-    struct tr_cursor c;
-    if (k->ops->warp_begin(k, block, warp, &c))
-        return UINT64_MAX;
-    uint64_t n = 0;
-    while (k->ops->warp_next(k, &c, NULL))
-        n++;
-    if (k->ops->warp_end)
-        k->ops->warp_end(k, &c);
-    return n;
 }

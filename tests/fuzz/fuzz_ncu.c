@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_util.h"
-#include "trace/ncu_csv.h"
+#include "ncu/ncu_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
-/* test_trace_sass.c — the cuobjdump -sass -> native trace converter
- * (sim/trace/trace_sass.c, docs/sass-converter.md).
+/* test_convert_sass.c — the cuobjdump -sass -> native trace converter
+ * (sim/convert/conv_sass.c, docs/sass-converter.md).
  *
  * Data: tests/data/sass/ffma_ilp1.sass is val_ffma_ilp1 copied from the
  * committed H200 listing (validate/data/h200/kit-2026-11-29/build/val_ffma.sass)
@@ -26,11 +26,11 @@
 #include <cmocka.h>
 
 #include "trace/trace.h"
-#include "trace/trace_sass.h"
+#include "convert/conv_sass.h"
 
 #define D "tests/data/sass/"
 
-static void opts(struct sass_opts *o, const char *sass, const char *re, uint32_t grid,
+static void opts(struct conv_sass_opts *o, const char *sass, const char *re, uint32_t grid,
                  uint32_t block)
 {
     memset(o, 0, sizeof *o);
@@ -45,17 +45,17 @@ static void opts(struct sass_opts *o, const char *sass, const char *re, uint32_t
 }
 
 /* Convert, write, read back with the native reader: 0 and *total, or -1 with err. */
-static int convert_verify(const struct sass_opts *o, struct sass_result *r, uint64_t *total,
-                          char err[TRACE_ERR_MAX])
+static int convert_verify(const struct conv_sass_opts *o, struct conv_sass_result *r,
+                          uint64_t *total, char err[TRACE_ERR_MAX])
 {
-    if (sass_convert(o, r, err))
+    if (conv_sass_convert(o, r, err))
         return -1;
-    char path[] = "/tmp/test_trace_sass_XXXXXX";
+    char path[] = "/tmp/test_convert_sass_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, r->text, r->len), (ssize_t)r->len);
     close(fd);
-    int rc = sass_verify(r, path, total, err);
+    int rc = conv_sass_verify(r, path, total, err);
     unlink(path);
     return rc;
 }
@@ -63,11 +63,11 @@ static int convert_verify(const struct sass_opts *o, struct sass_result *r, uint
 static void test_ffma_excerpt_counts(void **state)
 {
     (void)state;
-    struct sass_opts o;
+    struct conv_sass_opts o;
     opts(&o, D "ffma_ilp1.sass", "ilp1", 2112, 128);
     o.launch.regs = 16;
     o.counts_path = D "ffma_ilp1_b4.csv";
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
@@ -91,22 +91,22 @@ static void test_ffma_excerpt_counts(void **state)
     assert_non_null(strstr(r.text, "  /*0210*/ EXIT ;\n  # 14 unreachable instructions dropped"));
     assert_null(strstr(r.text, "NOP ;"));
     assert_null(strstr(r.text, "0x220"));
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
 }
 
 /* The same launch at another residency: per-warp trips from the b4 counts. */
 static void test_counts_other_grid(void **state)
 {
     (void)state;
-    struct sass_opts o;
+    struct conv_sass_opts o;
     opts(&o, D "ffma_ilp1.sass", "ilp1", 528, 128);
     o.counts_path = D "ffma_ilp1_b4.csv";
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
     assert_int_equal(total, 20577216ull); /* ncu, ffma-ilp1 ID 0 (528 blocks) */
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
 }
 
 static const char nested_expected[] =
@@ -150,17 +150,17 @@ static const char nested_expected[] =
     "  # 3 unreachable instructions dropped (the BRA-to-itself after EXIT, NOP padding)\n"
     "}\n";
 
-static const struct sass_ctl nested_takes[] = {{0xc0, "warp >= 2"}, {0x120, "warp >= 1"}};
+static const struct conv_sass_ctl nested_takes[] = {{0xc0, "warp >= 2"}, {0x120, "warp >= 1"}};
 
 static void test_nested_loops_and_branches(void **state)
 {
     (void)state;
-    struct sass_opts o;
+    struct conv_sass_opts o;
     opts(&o, D "nested.sass", "nested", 2, 128);
     o.counts_path = D "nested.csv";
     o.takes = nested_takes;
     o.ntakes = 2;
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
@@ -168,7 +168,7 @@ static void test_nested_loops_and_branches(void **state)
     assert_int_equal(total, 558);
     assert_int_equal(r.counts_total, 558);
     assert_int_equal(r.counts_warps, 8);
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
 }
 
 /* --trip instead of counts; without --take the forward branches fall through
@@ -176,12 +176,12 @@ static void test_nested_loops_and_branches(void **state)
 static void test_trips_without_counts(void **state)
 {
     (void)state;
-    static const struct sass_ctl trips[] = {{0xa0, "3"}, {0x70, "block + 1"}};
-    struct sass_opts o;
+    static const struct conv_sass_ctl trips[] = {{0xa0, "3"}, {0x70, "block + 1"}};
+    struct conv_sass_opts o;
     opts(&o, D "nested.sass", "nested", 2, 128);
     o.trips = trips;
     o.ntrips = 2;
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
@@ -194,22 +194,22 @@ static void test_trips_without_counts(void **state)
     /* Per warp: 3 + 3 x (1 + 4 x T + 3) + 2 + 2 + 2 + 4, T = block + 1:
      * block 0: 3 + 24 + 10 = 37, block 1: 3 + 36 + 10 = 49; 4 warps each. */
     assert_int_equal(total, 4 * 37 + 4 * 49);
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
 }
 
 /* The instruction-total check: a trip count that contradicts the counts. */
 static void test_total_check_fails(void **state)
 {
     (void)state;
-    static const struct sass_ctl trips[] = {{0x70, "5"}};
-    struct sass_opts o;
+    static const struct conv_sass_ctl trips[] = {{0x70, "5"}};
+    struct conv_sass_opts o;
     opts(&o, D "nested.sass", "nested", 2, 128);
     o.counts_path = D "nested.csv";
     o.takes = nested_takes;
     o.ntakes = 2;
     o.trips = trips;
     o.ntrips = 1;
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), -1);
@@ -217,7 +217,7 @@ static void test_total_check_fails(void **state)
     assert_string_equal(err, D "nested.csv:1:1: counts CSV mismatch: the counts add up to 558 "
                              "warp-instructions over 8 warps, the converted trace executes 654 "
                              "for the same launch (a branch or loop is not what the counts show)");
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
     /* A launch other than the profiled one is not compared (per-warp trips). */
     opts(&o, D "nested.sass", "nested", 3, 128);
     o.counts_path = D "nested.csv";
@@ -225,25 +225,25 @@ static void test_total_check_fails(void **state)
     o.ntakes = 2;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
     assert_int_equal(total, 3 * (72 + 3 * 69));
-    sass_result_free(&r);
+    conv_sass_result_free(&r);
 }
 
-static void expect_error(const struct sass_opts *o, const char *want)
+static void expect_error(const struct conv_sass_opts *o, const char *want)
 {
-    struct sass_result r;
+    struct conv_sass_result r;
     char err[TRACE_ERR_MAX] = "";
     uint64_t total;
     assert_int_equal(convert_verify(o, &r, &total, err), -1);
     assert_string_equal(err, want);
     assert_null(strchr(err, '\n'));
-    sass_result_free(&r); /* converted but rejected by the reader: text to free */
+    conv_sass_result_free(&r); /* converted but rejected by the reader: text to free */
 }
 
 static void test_errors(void **state)
 {
     (void)state;
-    static const struct sass_ctl trips[] = {{0xa0, "3"}, {0x70, "4"}};
-    struct sass_opts o;
+    static const struct conv_sass_ctl trips[] = {{0xa0, "3"}, {0x70, "4"}};
+    struct conv_sass_opts o;
 
     opts(&o, D "nested.sass", "nosuch", 2, 128);
     expect_error(&o, D "nested.sass:1:1: kernel 'nosuch' not found (functions: _Z6helperv, "
@@ -277,7 +277,7 @@ static void test_errors(void **state)
     o.counts_path = D "nested.csv";
     expect_error(&o, D "nested.sass:45:37: counts: the branch at 0x00c0 is taken in 4 of 8 "
                        "warp-executions; give --take 0x00c0=EXPR (the warps that take it)");
-    static const struct sass_ctl bad_trip[] = {{0x60, "5"}};
+    static const struct conv_sass_ctl bad_trip[] = {{0x60, "5"}};
     opts(&o, D "nested.sass", "nested", 2, 128);
     o.counts_path = D "nested.csv";
     o.takes = nested_takes;

@@ -1,4 +1,4 @@
-/* trace_sass.h — convert `cuobjdump -sass` text into a native trace
+/* conv_sass.h — convert `cuobjdump -sass` text into a native trace
  * (docs/sass-converter.md).
  *
  * The instruction stream is the compiled one: every reachable instruction of
@@ -13,28 +13,30 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#ifndef SMSIM_TRACE_SASS_H
-#define SMSIM_TRACE_SASS_H
+#ifndef SMSIM_CONV_SASS_H
+#define SMSIM_CONV_SASS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/trace.h"
 
 /* One PC=VALUE option (--trip, --take). */
-struct sass_ctl {
+struct conv_sass_ctl {
     uint32_t pc;           /* instruction address within the function         */
     const char *value;     /* number or native-trace expression (not copied)  */
 };
 
-struct sass_opts {
+struct conv_sass_opts {
     const char *sass_path;    /* cuobjdump -sass listing                         */
     const char *kernel_re;    /* POSIX extended regex selecting one function     */
     const char *counts_path;  /* ncu SourceCounters CSV (per SASS instruction), or NULL */
     const char *annot_path;   /* memory annotation file, or NULL                 */
-    const struct sass_ctl *trips; /* --trip PC=N: trip count of the loop closed at PC */
+    const struct conv_sass_ctl *trips; /* --trip PC=N: trip count of the loop
+                                          closed at PC                          */
     int ntrips;               /* entries in trips                                */
-    const struct sass_ctl *takes; /* --take PC=EXPR: warps for which the forward
-                                 branch / guarded EXIT at PC is taken          */
+    const struct conv_sass_ctl *takes; /* --take PC=EXPR: warps for which the
+                                          forward branch / guarded EXIT at PC
+                                          is taken                              */
     int ntakes;               /* entries in takes                                */
     struct tr_launch launch;  /* grid, block, regs, smem (name: from the SASS)   */
     int barriers;             /* barriers= header value, -1 = reader's default   */
@@ -42,7 +44,7 @@ struct sass_opts {
 
 /* Where a line of the generated text came from (to report a native-reader
  * error against the SASS or annotation file). */
-struct sass_line_src {
+struct conv_sass_line_src {
     uint32_t sass_line;    /* line in the .sass file (0: none)                  */
     uint16_t out_col;      /* 1-based column of the instruction in the output   */
     uint16_t sass_col;     /* 1-based column of the same text in the .sass file */
@@ -51,35 +53,36 @@ struct sass_line_src {
     uint16_t annot_col;    /* 1-based column of the attributes' line start      */
 };
 
-struct sass_result {
+struct conv_sass_result {
     char *text;               /* the native trace (malloc'd, NUL-terminated)     */
     size_t len;               /* bytes in text                                   */
     char name[128];           /* the function converted (mangled name)           */
     uint64_t counts_total;    /* sum of the counts CSV's executed column, 0 = none */
     uint64_t counts_warps;    /* warps of the profiled launch (count of the first
                                  instruction), 0 without counts                 */
-    struct sass_line_src *map;/* one entry per output line (index = line - 1)    */
+    struct conv_sass_line_src *map; /* one entry per output line (index = line - 1) */
     uint32_t nmap;            /* entries in map                                  */
     char sass_path[256];      /* for messages                                    */
     char annot_path[256];     /* for messages ("" = none)                        */
     char counts_path[256];    /* for messages ("" = none)                        */
 };
 
-/* Convert.  Returns 0 with *r filled (free with sass_result_free), or -1 with
- * one line in err: "file:line:col: message" for bad input files, or
+/* Convert.  Returns 0 with *r filled (free with conv_sass_result_free), or -1
+ * with one line in err: "file:line:col: message" for bad input files, or
  * "smsim: message" for a bad --trip/--take. */
-int sass_convert(const struct sass_opts *o, struct sass_result *r, char err[TRACE_ERR_MAX]);
-void sass_result_free(struct sass_result *r);
+int conv_sass_convert(const struct conv_sass_opts *o, struct conv_sass_result *r,
+                      char err[TRACE_ERR_MAX]);
+void conv_sass_result_free(struct conv_sass_result *r);
 
 /* Open the converted trace written at `path` with the native reader and add up
  * every warp's dynamic instructions (tr_warp_insts).  A reader error is mapped
  * back onto the .sass / annotation file.  With counts from the same launch
  * (counts_warps == the launch's warps), the total must equal counts_total,
  * else "counts CSV mismatch".  0 with *total, or -1 with err. */
-int sass_verify(const struct sass_result *r, const char *path, uint64_t *total,
-                char err[TRACE_ERR_MAX]);
+int conv_sass_verify(const struct conv_sass_result *r, const char *path, uint64_t *total,
+                     char err[TRACE_ERR_MAX]);
 
 /* Warp-instructions of every warp of kernel k added up (saturating). */
-uint64_t sass_kernel_insts(struct trace_kernel *k);
+uint64_t conv_sass_kernel_insts(struct trace_kernel *k);
 
 #endif

@@ -1,4 +1,4 @@
-/* trace_export.c — write any trace (usually a native one) as an Accel-Sim
+/* conv_accelsim.c — write any trace (usually a native one) as an Accel-Sim
  * kernel list and tracer-version-4 .traceg files (docs/accelsim.md).
  *
  * Every warp stream is walked through the trace_ops interface, so whatever a
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "trace/trace_accelsim.h"
+#include "convert/conv_accelsim.h"
 
 enum { EXP_BASE_ALIGN = 512 }; /* every synthesized base is 512-byte aligned */
 
@@ -131,7 +131,7 @@ static void write_inst(FILE *f, const struct tr_inst *in, const struct tr_dyn *d
 }
 
 static int export_kernel(struct trace_kernel *k, int id, const char *path,
-                         const struct tr_export_opts *o, char err[TRACE_ERR_MAX])
+                         const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX])
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -202,8 +202,8 @@ static int export_kernel(struct trace_kernel *k, int id, const char *path,
     return rc;
 }
 
-int trace_export_accelsim(struct trace_file *t, const char *dir,
-                          const struct tr_export_opts *o, char err[TRACE_ERR_MAX])
+int conv_accelsim_export(struct trace_file *t, const char *dir,
+                         const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX])
 {
     if (mkdir(dir, 0777) && errno != EEXIST) {
         snprintf(err, TRACE_ERR_MAX, "smsim: cannot create directory '%s': %s", dir,

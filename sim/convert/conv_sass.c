@@ -1,4 +1,4 @@
-/* trace_sass.c — `cuobjdump -sass` listing -> native trace (docs/sass-converter.md).
+/* conv_sass.c — `cuobjdump -sass` listing -> native trace (docs/sass-converter.md).
  *
  * Steps: read the listing and pick one function; decode each instruction's
  * guard, opcode and branch target; mark what is reachable from address 0;
@@ -16,7 +16,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "trace/trace_sass.h"
+#include "convert/conv_sass.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -74,7 +74,7 @@ struct annot {
 };
 
 struct ctx {
-    const struct sass_opts *o;
+    const struct conv_sass_opts *o;
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
@@ -88,7 +88,7 @@ struct ctx {
     int64_t warps;                  /* counts: executions of the first instruction */
     char *out;                      /* output text                              */
     size_t olen, ocap;
-    struct sass_line_src *map;      /* per output line                          */
+    struct conv_sass_line_src *map; /* per output line                          */
     uint32_t nmap, mapcap;
     int oom;                        /* allocation failed while writing          */
 };
@@ -339,7 +339,7 @@ static int decode_inst(struct ctx *c, struct sinst *in)
 /* Read the listing, keep the one function matching kernel_re. */
 static int read_sass(struct ctx *c)
 {
-    const struct sass_opts *o = c->o;
+    const struct conv_sass_opts *o = c->o;
     regex_t re;
     int rc = regcomp(&re, o->kernel_re, REG_EXTENDED | REG_NOSUB);
     if (rc) {
@@ -1041,7 +1041,8 @@ static int read_annot(struct ctx *c)
 
 /* ---------- options ---------- */
 
-static const struct sass_ctl *find_ctl(const struct sass_ctl *v, int n, int *used, uint32_t i)
+static const struct conv_sass_ctl *find_ctl(const struct conv_sass_ctl *v, int n, int *used,
+                                            uint32_t i)
 {
     for (int k = 0; k < n; k++)
         if (v[k].pc == i * 16) {
@@ -1082,11 +1083,11 @@ static void put(struct ctx *c, const char *fmt, ...)
 }
 
 /* Start an output line; records where it came from. */
-static void begin_line(struct ctx *c, const struct sass_line_src *src)
+static void begin_line(struct ctx *c, const struct conv_sass_line_src *src)
 {
     if (c->nmap == c->mapcap) {
         uint32_t nc = c->mapcap ? c->mapcap * 2 : 256;
-        struct sass_line_src *nm = realloc(c->map, nc * sizeof *nm);
+        struct conv_sass_line_src *nm = realloc(c->map, nc * sizeof *nm);
         if (!nm) {
             c->oom = 1;
             return;
@@ -1094,7 +1095,7 @@ static void begin_line(struct ctx *c, const struct sass_line_src *src)
         c->map = nm;
         c->mapcap = nc;
     }
-    struct sass_line_src z = {0};
+    struct conv_sass_line_src z = {0};
     c->map[c->nmap++] = src ? *src : z;
 }
 
@@ -1105,7 +1106,7 @@ static void indent(struct ctx *c, int depth)
 
 static void line_at(struct ctx *c, const struct sinst *in, int depth, const char *fmt, ...)
 {
-    struct sass_line_src src = {.sass_line = in ? in->line : 0, .out_col = 1,
+    struct conv_sass_line_src src = {.sass_line = in ? in->line : 0, .out_col = 1,
                                 .sass_col = in ? in->col : 1};
     begin_line(c, &src);
     indent(c, depth);
@@ -1121,7 +1122,7 @@ static void emit_inst(struct ctx *c, uint32_t i, int depth, const char *override
                       const char *note)
 {
     struct sinst *in = &c->in[i];
-    struct sass_line_src src = {.sass_line = in->line, .sass_col = in->col};
+    struct conv_sass_line_src src = {.sass_line = in->line, .sass_col = in->col};
     size_t start = c->olen;
     indent(c, depth);
     put(c, "/*%04" PRIx32 "*/ ", i * 16);
@@ -1198,7 +1199,7 @@ static int emit_seq(struct ctx *c, int k, uint32_t lo, uint32_t hi, int depth, i
             continue;
         }
         if (in->ctl == C_EXIT_COND) {
-            const struct sass_ctl *t = find_ctl(c->o->takes, c->o->ntakes, c->take_used, i);
+            const struct conv_sass_ctl *t = find_ctl(c->o->takes, c->o->ntakes, c->take_used, i);
             if (!t && in->count >= 0 && i + 1 < c->n && c->in[i + 1].count != in->count)
                 return serr(c, in, in->opcol,
                             "counts: %" PRId64 " of %" PRId64 " warp-executions leave at the "
@@ -1245,7 +1246,7 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
     char a[16], b[16], e[16];
     *exited = 0;
     if (d->kind == N_LOOP) {
-        const struct sass_ctl *t = find_ctl(c->o->trips, c->o->ntrips, c->trip_used, d->br);
+        const struct conv_sass_ctl *t = find_ctl(c->o->trips, c->o->ntrips, c->trip_used, d->br);
         char trips[160], why[200];
         if (t) {
             snprintf(trips, sizeof trips, "%s", t->value);
@@ -1275,7 +1276,7 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
         return 0;
     }
     /* Forward branch at d->br: SKIP (region d) or IFELSE (children THEN, ELSE). */
-    const struct sass_ctl *t = find_ctl(c->o->takes, c->o->ntakes, c->take_used, d->br);
+    const struct conv_sass_ctl *t = find_ctl(c->o->takes, c->o->ntakes, c->take_used, d->br);
     int then_k = -1, else_k = -1;
     if (d->kind == N_IFELSE) {
         then_k = d->first;
@@ -1344,7 +1345,7 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
 
 static int emit(struct ctx *c)
 {
-    const struct sass_opts *o = c->o;
+    const struct conv_sass_opts *o = c->o;
     const struct tr_launch *l = &o->launch;
     begin_line(c, NULL);
     put(c, "# Generated by `smsim sass2trace` from %s, function %s\n", o->sass_path, c->fname);
@@ -1393,7 +1394,8 @@ static int emit(struct ctx *c)
 
 /* ---------- API ---------- */
 
-int sass_convert(const struct sass_opts *o, struct sass_result *r, char err[TRACE_ERR_MAX])
+int conv_sass_convert(const struct conv_sass_opts *o, struct conv_sass_result *r,
+                      char err[TRACE_ERR_MAX])
 {
     memset(r, 0, sizeof *r);
     struct ctx c = {.o = o, .err = err};
@@ -1443,14 +1445,14 @@ done:
     return status;
 }
 
-void sass_result_free(struct sass_result *r)
+void conv_sass_result_free(struct conv_sass_result *r)
 {
     free(r->text);
     free(r->map);
     memset(r, 0, sizeof *r);
 }
 
-uint64_t sass_kernel_insts(struct trace_kernel *k)
+uint64_t conv_sass_kernel_insts(struct trace_kernel *k)
 {
     uint64_t blocks = tr_grid_blocks(&k->launch), tot = 0;
     uint32_t warps = tr_warps_per_block(&k->launch);
@@ -1463,7 +1465,7 @@ uint64_t sass_kernel_insts(struct trace_kernel *k)
 }
 
 /* "path:L:C: msg" of the native reader -> the .sass / annotation position. */
-static void map_error(const struct sass_result *r, const char *path, char err[TRACE_ERR_MAX])
+static void map_error(const struct conv_sass_result *r, const char *path, char err[TRACE_ERR_MAX])
 {
     size_t pl = strlen(path);
     if (strncmp(err, path, pl) || err[pl] != ':')
@@ -1475,7 +1477,7 @@ static void map_error(const struct sass_result *r, const char *path, char err[TR
     unsigned long col = strtoul(end + 1, &end, 10);
     if (strncmp(end, ": ", 2) || line == 0 || line > r->nmap)
         return;
-    const struct sass_line_src *m = &r->map[line - 1];
+    const struct conv_sass_line_src *m = &r->map[line - 1];
     char msg[TRACE_ERR_MAX];
     snprintf(msg, sizeof msg, "%s", end + 2);
     int w = 0;
@@ -1489,8 +1491,8 @@ static void map_error(const struct sass_result *r, const char *path, char err[TR
         err[TRACE_ERR_MAX - 1] = 0;
 }
 
-int sass_verify(const struct sass_result *r, const char *path, uint64_t *total,
-                char err[TRACE_ERR_MAX])
+int conv_sass_verify(const struct conv_sass_result *r, const char *path, uint64_t *total,
+                     char err[TRACE_ERR_MAX])
 {
     struct trace_file *t = trace_open(path, err);
     if (!t) {
@@ -1500,7 +1502,7 @@ int sass_verify(const struct sass_result *r, const char *path, uint64_t *total,
     uint64_t tot = 0, warps = 0;
     for (int k = 0; k < t->nkernels; k++) {
         struct trace_kernel *kk = t->kernels[k];
-        tot += sass_kernel_insts(kk);
+        tot += conv_sass_kernel_insts(kk);
         warps += tr_grid_blocks(&kk->launch) * tr_warps_per_block(&kk->launch);
     }
     trace_close(t);

@@ -1,4 +1,4 @@
-/* test_trace_ncu.c — the Nsight Compute CSV reader (sim/trace/ncu_csv.c):
+/* test_ncu_csv.c — the Nsight Compute CSV reader (sim/ncu/ncu_csv.c):
  * the committed H200 raw pages, the details page, numbers with thousands
  * separators, scaled units, precision recovery, and malformed files (one
  * "file:line:col: message" each).
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "trace/ncu_csv.h"
+#include "ncu/ncu_csv.h"
 
 #define KIT SMSIM_SOURCE_DIR "/validate/data/h200/kit-2026-11-29/valid/"
 

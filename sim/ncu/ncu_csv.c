@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/ncu_csv.h"
+#include "ncu/ncu_csv.h"
 
 /* --- one CSV record ------------------------------------------------------ */
 

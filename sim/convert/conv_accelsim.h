@@ -1,0 +1,27 @@
+/* conv_accelsim.h — write any trace (usually a native one) as an Accel-Sim
+ * kernel list and tracer-version-4 .traceg files (docs/accelsim.md); the
+ * reader of that format is trace/trace_accelsim.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_CONV_ACCELSIM_H
+#define SMSIM_CONV_ACCELSIM_H
+
+#include <stdint.h>
+#include "trace/trace.h"
+
+/* Exporter options. */
+struct conv_accelsim_opts {
+    int binary_version;       /* written as -binary version (e.g. 90)            */
+    uint64_t seed;            /* seeds the synthesized random-pattern addresses  */
+};
+
+/* Write every kernel of t into directory `dir` (created if missing) as
+ * kernel-<i+1>.traceg (tracer version 4 lines) and a kernelslist.g naming
+ * them.  Addresses are synthesized deterministically from each native
+ * instruction's pattern (docs/accelsim.md).  0, or -1 with a one-line
+ * message in err. */
+int conv_accelsim_export(struct trace_file *t, const char *dir,
+                         const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX]);
+
+#endif
