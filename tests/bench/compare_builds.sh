@@ -1,8 +1,9 @@
 #!/bin/bash
 # compare_builds.sh — the `smsim bench` median line of several builds,
 # alternating, each run from fresh copies of its file (docs/performance.md,
-# "Fourth round": on this VM a byte-identical binary ran a workload 1.6x
-# slower from one file than from its copies, so one file's runs say little).
+# "Measuring": on the development VM a byte-identical binary ran a workload
+# 1.6x slower from one file than from its copies, so one file's runs say
+# little).
 # Prints one line per build: its runs (M warp-instructions/s) and their median.
 # Not part of ctest.
 # Usage: bash tests/bench/compare_builds.sh COPIES ROUNDS SMSIM... (repo root)

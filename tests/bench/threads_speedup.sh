@@ -1,6 +1,6 @@
 #!/bin/bash
 # threads_speedup.sh — two-thread speed-up of each `smsim bench` workload
-# (docs/performance.md, "Fourth round").  For ROUNDS rounds, each workload
+# (docs/performance.md, "Current numbers").  For ROUNDS rounds, each workload
 # runs on 1 then on 2 threads; each (workload, threads) pair keeps its
 # fastest engine time, because this VM's speed moves by +-15 % between
 # minutes and the fastest run is the one least disturbed.  Not part of ctest.
