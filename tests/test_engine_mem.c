@@ -229,7 +229,7 @@ static void per_line_cost(void **state)
 }
 
 /* One load with per-lane addresses: mem_shape's sectors and excess lines
- * (the path mem_issue uses) against hand counts, and mem_sectors' sectors. */
+ * (the path mem_local uses) against hand counts, and mem_sectors' sectors. */
 static void shape_case(const struct arch *a, int width, const uint64_t *addr, uint32_t n,
                        uint32_t mask, int want_sec, int want_excess)
 {

@@ -218,7 +218,7 @@ static void moves_from_the_middle(void **state)
     stats_kernel_free(&ref);
 }
 
-/* warp_begin/warp_end run on the engine's worker threads (sm_step launches
+/* warp_begin/warp_end run on the engine's worker threads (eng_sm_step launches
  * and retires warps); a reader that is not mt_safe must see every call on
  * the calling thread.  The recorder notes a call from any other thread. */
 static pthread_t rec_main;

@@ -195,7 +195,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     /* The observer's callbacks are not thread-safe: pictures take one
      * thread (the counters are the same on any number). */
     int nthreads = o->threads > 1 && !r.obs ? o->threads : 1;
-    /* warp_begin/next/end run on the worker threads (sm_step: launch_block,
+    /* warp_begin/next/end run on the worker threads (eng_sm_step: block launch,
      * issue, retire); a reader that cannot take concurrent calls on distinct
      * cursors says so (trace_kernel.mt_safe = 0) and gets one thread.  Both
      * readers of this tree are thread-safe (the Accel-Sim reader locks its
