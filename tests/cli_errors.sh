@@ -43,6 +43,7 @@ config --config $E/cfg_range.yaml | .*:[0-9]+:[0-9]+: gpu\.sm_count: -4 is out o
 config --config $E/cfg_enum.yaml | .*:[0-9]+:[0-9]+: scheduler\.policy: expected one of gto, lrr, got 'fifo' | a word that is not one of the key's values
 config --config $E/cfg_missing.yaml | .*:1:1: missing required key 'gpu\.cc_major' | a required key is absent (no silent defaults)
 config --config $E/cfg_rule.yaml | .*:[0-9]+:[0-9]+: sm\.max_threads \(2000\) must equal sm\.max_warps x sm\.warp_size .* | keys that are valid alone but inconsistent (docs/config.md, consistency rules)
+config --config $E/cfg_deep.yaml | .*cfg_deep\.yaml:1:[0-9]+: YAML nested deeper than 64 levels | lists or mappings nested more than 64 deep (a configuration needs 3)
 ## Overrides (`--set section.key=value`)
 config --config $C --set | smsim: --set needs a value.* | `--set` at the end of the line
 config --config $C --set nokey | --set:1:1: expected section\.key=value, got 'nokey' | no `=` or no `.`
@@ -60,6 +61,9 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $TR/err_expr_div0.trace | .*err_expr_div0\.trace:2:14: division by zero | an expression that divides by zero
 --config $C $TR/err_expr_nest.trace | .*err_expr_nest\.trace:2:72: expression nested deeper than 64 levels | parentheses, prefix operators or min/max arguments nested more than 64 deep
 --config $C $TR/err_include_missing.trace | .*err_include_missing\.trace:1:9: cannot open include "no_such_file\.trace": .* | an include that cannot be opened
+--config $C /dev/zero | /dev/zero:1:1: NUL byte in line \(not a text trace\?\) | a trace that is not text (a device, a binary file)
+--config $C $E/long_line.trace | .*long_line\.trace:1:1: line longer than 65535 bytes \(not a text trace\?\) | a line of more than 65535 bytes
+--config $C $E/device.traceg | .*device\.traceg: an Accel-Sim trace must be a regular file \(it is read by offset\), not a pipe or device | an Accel-Sim trace from a pipe, a device or `-` (here a link to /dev/null; native traces may come from a pipe, a FIFO or `-` for standard input)
 ## Accel-Sim trace (docs/accelsim.md)
 --config $C $E/bad_version.traceg | .*bad_version\.traceg:12:[0-9]+: -accelsim tracer version '9' is not supported \(3, 4 or 5\) | an unsupported tracer version in the header
 --config $C $E/kernelslist.g | .*kernelslist\.g:2:1: cannot open kernel trace '.*kernel-9\.traceg': .* | a kernel list naming a missing .traceg
@@ -69,6 +73,7 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $E/launch_regs.trace | smsim: .*launch_regs\.trace: kernel 0: kernel 'fat' cannot run: .* registers .* | not even one block fits the register file
 --config $C $E/launch_smem.trace | smsim: .*launch_smem\.trace: kernel 0: kernel 'big_smem' cannot run: shared memory per block .* | not even one block fits shared memory
 --config $C $E/launch_second.trace | smsim: .*launch_second\.trace: kernel 1: kernel 'fat' cannot run: .* | a later kernel fails: nothing is printed for the earlier ones either
+--config $C $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel larger than `--max-insts` (default 10^11 warp-instructions unless `--max-cycles` is given), counted before any kernel runs
 ## Command line: `smsim --config CFG TRACE` (run)
 bogus | smsim: unknown subcommand 'bogus' \(see smsim --help\) | a first word that is neither a subcommand nor a file
 --config $C | smsim: missing TRACE file \(see smsim --help\) | no trace
@@ -85,6 +90,7 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --carveout 101 | smsim: --carveout '101': expected an integer in 0\.\.100 | a carveout that is not a percentage
 --config $C $TR/counts.trace --threads 0 | smsim: --threads '0': expected an integer in 1\.\.1024 | a thread count out of range
 --config $C $TR/counts.trace --max-cycles 1e6 | smsim: --max-cycles '1e6': expected an integer in 0\.\.18446744073709551615 | a cycle limit that is not a plain integer
+--config $C $TR/counts.trace --max-insts 1e6 | smsim: --max-insts '1e6': expected an integer in 0\.\.18446744073709551615 | an instruction limit that is not a plain integer
 --config $C $TR/counts.trace --grid 0 | smsim: --grid '0': expected an integer in 1\.\.100000 | a grid width out of range
 --config $C $TR/counts.trace --timeline-cycles 0 | smsim: --timeline-cycles '0': expected an integer in 1\.\.[0-9]+ | a timeline length out of range
 --config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected an integer in 1\.\.100000 | a timeline SM count out of range

@@ -26,6 +26,10 @@ enum {
     RUN_TL_EVENTS = 1000000,          /* events kept in a timeline (~150 MB)   */
     RUN_SEED = 1                      /* --seed default                        */
 };
+/* --max-insts default: the largest kernel run without an explicit limit,
+ * 10^11 warp-instructions (about 1.5 hours at 20 M/s on one core), so a
+ * trace of 10^19 is refused at once instead of running for ever. */
+#define RUN_MAX_INSTS UINT64_C(100000000000)
 
 static const char run_help[] =
     "usage: smsim --config CFG.yaml TRACE [options]\n"
@@ -40,6 +44,9 @@ static const char run_help[] =
     "  --blocks-per-sm N      cap resident blocks per SM below the occupancy limit\n"
     "  --carveout PCT         preferred shared-memory carveout, 0..100 (default none)\n"
     "  --max-cycles N         stop a kernel after N cycles (default 0 = no limit)\n"
+    "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
+    "                         before the run (default 10^11 unless --max-cycles is\n"
+    "                         given; 0 = no limit)\n"
     "  --threads N            simulate the SMs on N threads (default 1; the report is\n"
     "                         identical for every N; --grid/--timeline run on one)\n"
     "  --grid N               text format only: warp-state grid of SM 0, first N cycles\n"
@@ -57,6 +64,8 @@ struct run_args {
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
+    uint64_t max_insts;           /* --max-insts, 0 = no limit                  */
+    int max_insts_given;          /* --max-insts was given                      */
 };
 
 /* Pictures observer: forwards the engine's callbacks to the grid/timeline. */
@@ -98,7 +107,7 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     static const char *const known[] = {
         "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
         "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
-        "--timeline-sms", "-o", "--threads", NULL
+        "--timeline-sms", "-o", "--threads", "--max-insts", NULL
     };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
                            .help = "smsim --help", .known = known };
@@ -120,6 +129,10 @@ static int parse_args(int argc, char **argv, struct run_args *r)
         } else if (!strcmp(name, "--timeline-sms")) {
             if (cli_parse_int(name, val, 1, 100000, &r->tl_sms))
                 return 1;
+        } else if (!strcmp(name, "--max-insts")) {
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_insts))
+                return 1;
+            r->max_insts_given = 1;
         }
     }
     if (cli_common_done(&r->c, &st))
@@ -165,6 +178,27 @@ int cli_run(int argc, char **argv)
             goto done;
         first = r.c.kernel;
         count = 1;
+    }
+
+    /* Totals known before the run are checked before any kernel runs: a
+     * kernel of 10^19 warp-instructions would otherwise run for ever. */
+    uint64_t limit = r.max_insts_given ? r.max_insts : r.c.max_cycles ? 0 : RUN_MAX_INSTS;
+    for (int i = 0; limit && i < count; i++) {
+        struct trace_kernel *k = tf->kernels[first + i];
+        uint64_t n = tr_kernel_insts_floor(k);
+        if (n > limit) {
+            char total[48];
+            if (n == UINT64_MAX)
+                snprintf(total, sizeof total, "2^64 or more");
+            else
+                snprintf(total, sizeof total, "%s%llu", k->warp_insts_hint ? "" : "at least ",
+                         (unsigned long long)n);
+            fprintf(stderr,
+                    "smsim: %s: kernel %d: kernel '%s' executes %s warp-instructions, more than "
+                    "%llu (give --max-insts N, 0 for no limit, or --max-cycles N)\n",
+                    r.c.pos, first + i, k->launch.name, total, (unsigned long long)limit);
+            goto done;
+        }
     }
 
     rc = 2; /* from here on, a failure that is not the input's is internal */

@@ -62,3 +62,19 @@ uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp)
         k->ops->warp_end(k, &c);
     return n;
 }
+
+uint64_t tr_kernel_insts_floor(struct trace_kernel *k)
+{
+    if (k->warp_insts_hint)
+        return k->warp_insts_hint;
+    uint64_t n;
+    if (__builtin_mul_overflow(tr_grid_blocks(&k->launch),
+                               (uint64_t)tr_warps_per_block(&k->launch), &n))
+        return UINT64_MAX;
+    if (k->ops->warp_count && n) {
+        uint64_t w0 = k->ops->warp_count(k, 0, 0);
+        if (w0 > n)
+            n = w0;
+    }
+    return n;
+}

@@ -970,12 +970,14 @@ static int finish_kernel(struct fctx *f, size_t at)
         l->barriers = f->has_bar ? 1 : 0;
     f->nfr--;
 
-    /* Exact hint when no control depends on block or warp. */
+    /* Exact hint when no control depends on block or warp; a total of 2^64
+     * or more saturates (not 0, "unknown": the run refuses it up front). */
     f->k->warp_insts_hint = 0;
     if (!pg->dynamic) {
         uint64_t per = nt_count(pg, 0, 0), w = (uint64_t)pg->warps * pg->blocks, h;
-        if (!__builtin_mul_overflow(per, w, &h) && per != UINT64_MAX)
-            f->k->warp_insts_hint = h;
+        if (__builtin_mul_overflow(per, w, &h) || per == UINT64_MAX)
+            h = UINT64_MAX;
+        f->k->warp_insts_hint = h;
     }
     /* Trim slack so memory is what the program needs. */
     if (pg->nops) {
@@ -1137,33 +1139,66 @@ static int parse_line(struct fctx *f, char *s)
                tok_len(s + p), s + p);
 }
 
+/* One line of fp into buf (newline dropped, NUL-terminated).  Returns its
+ * length; RL_EOF at the end of the file; RL_LONG for a line of cap bytes or
+ * more (it stops reading there: a file of NUL bytes or without newlines
+ * would otherwise grow a buffer until memory runs out); RL_ERROR on a read
+ * error (errno set: a read error must not end the file quietly).  *nul is
+ * where the line's first NUL byte is, or -1. */
+enum { RL_EOF = -1, RL_LONG = -2, RL_ERROR = -3 };
+static long read_line(FILE *fp, char *buf, size_t cap, long *nul)
+{
+    size_t n = 0;
+    int c;
+    *nul = -1;
+    while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+        if (n + 1 >= cap) {
+            if (*nul >= 0)
+                break; /* the NUL byte is the better message */
+            return RL_LONG;
+        }
+        if (c == '\0' && *nul < 0)
+            *nul = (long)n;
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    if (c == EOF) {
+        if (ferror(fp))
+            return RL_ERROR;
+        if (n == 0)
+            return RL_EOF;
+    }
+    return (long)n;
+}
+
 static int parse_file(struct gctx *g, const char *path, FILE *fp)
 {
     struct fctx *f = calloc(1, sizeof *f);
-    if (!f) {
+    char *line = malloc(TR_NATIVE_MAX_LINE + 1);
+    if (!f || !line) {
+        free(f);
+        free(line);
         snprintf(g->err, TRACE_ERR_MAX, "%s: out of memory", path);
         return -1;
     }
     f->g = g;
     f->path = path;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
+    long len, nul;
     int rc = 0;
     errno = 0;
-    while ((len = getline(&line, &cap, fp)) >= 0) {
+    while ((len = read_line(fp, line, TR_NATIVE_MAX_LINE + 1, &nul)) >= 0) {
         f->line++;
-        if (len > 0 && line[len - 1] == '\n')
-            line[--len] = '\0';
-        size_t sl = strlen(line);
-        if ((ssize_t)sl != len) {
-            rc = ERR(f, sl, "NUL byte in line (not a text trace?)");
+        if (nul >= 0) {
+            rc = ERR(f, (size_t)nul, "NUL byte in line (not a text trace?)");
             break;
         }
         if ((rc = parse_line(f, line)))
             break;
     }
-    if (!rc && ferror(fp)) {
+    if (!rc && len == RL_LONG)
+        rc = perr(f, f->line + 1, 1, "line longer than %d bytes (not a text trace?)",
+                  TR_NATIVE_MAX_LINE);
+    if (!rc && len == RL_ERROR) {
         snprintf(g->err, TRACE_ERR_MAX, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
