@@ -66,6 +66,8 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $E/device.traceg | .*device\.traceg: an Accel-Sim trace must be a regular file \(it is read by offset\), not a pipe or device | an Accel-Sim trace from a pipe, a device or `-` (here a link to /dev/null; native traces may come from a pipe, a FIFO or `-` for standard input)
 ## Accel-Sim trace (docs/accelsim.md)
 --config $C $E/bad_version.traceg | .*bad_version\.traceg:12:[0-9]+: -accelsim tracer version '9' is not supported \(3, 4 or 5\) | an unsupported tracer version in the header
+--config $C $E/grid_wrap.traceg | .*grid_wrap\.traceg:3:13: -grid dim has more than 4294967295 blocks | a grid whose product of dimensions exceeds 32-bit block indices (once wrapped modulo 2^64: 4 x 2^64 + 2 blocks ran as 2)
+--config $C $E/block_wrap.traceg | .*block_wrap\.traceg:4:14: -block dim has more than 4294967295 threads | a block whose product of dimensions exceeds 2^32 threads
 --config $C $E/kernelslist.g | .*kernelslist\.g:2:1: cannot open kernel trace '.*kernel-9\.traceg': .* | a kernel list naming a missing .traceg
 --config $C $E/bad_inst.traceg | smsim: .*bad_inst\.traceg: kernel 0: .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register R0\.\.R255, got 'zz' | a malformed instruction line (found when the block is read, during the run)
 ## Launches that cannot run (engine)

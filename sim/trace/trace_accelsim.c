@@ -266,6 +266,14 @@ static int parse_header(struct as_kernel *k, struct as_lr *r, char *err)
                 return KERR(k, err, ln, (size_t)(bad - line) + 1,
                               "-%s must be (x,y,z) with each 1..2147483647, got '%.40s'",
                               hkeys[h], val);
+            /* block indices are 32-bit (as in the native reader): a product
+             * that wrapped would simulate a few blocks and succeed */
+            if (h == H_GRID &&
+                (uint64_t)l->grid[0] * l->grid[1] > UINT32_MAX / l->grid[2])
+                return KERR(k, err, ln, vcol, "-grid dim has more than 4294967295 blocks");
+            if (h == H_BLOCK &&
+                (uint64_t)l->block[0] * l->block[1] > UINT32_MAX / l->block[2])
+                return KERR(k, err, ln, vcol, "-block dim has more than 4294967295 threads");
             break;
         case H_SHMEM:
             if (parse_int(val, 0, 0x7fffffff, &shmem))
