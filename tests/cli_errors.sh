@@ -129,6 +129,10 @@ compare --ncu $N/compare.raw.csv --config $C traces/two_kernels.trace --ncu-id 0
 compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 0 --kernel 3 | smsim: --kernel 3: the trace has 1 kernel \(0\.\.0\) | a kernel index past the end
 compare --ncu $E/ncu_nan.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_nan\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: 'lots' is not a number | a measured value that is not a number
 compare --ncu $E/ncu_no_metric.csv --config $C $V/tiny_ilp1_b1.trace | smsim: .*ncu_no_metric\.csv: row ID 0 has none of the metrics smsim reports .* | the CSV row has no metric column smsim predicts
+compare --ncu $E/ncu_unit.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_unit\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: unknown unit 'furlong' \(smsim cannot scale it\) | a compared metric in a unit smsim does not know (it would be read at scale 1)
+compare --ncu $E/ncu_dup_id.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 0 | .*ncu_dup_id\.csv:4:1: duplicate ID '0' \(first at line 3\) | two rows with the same `ID` (raw page)
+compare --ncu $E/ncu_dup_col.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_dup_col\.csv:1:[0-9]+: duplicate column 'sm__cycles_elapsed\.avg' \(first at column [0-9]+\) | a column name given twice in the header (raw page)
+compare --ncu $E/ncu_details_dup.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_dup\.csv:3:[0-9]+: duplicate metric 'sm__cycles_elapsed\.avg' for ID 0 with another value \(first at line 2\) | a details-page metric given twice for one launch with different values (the same value in two sections is fine)
 ## Command line: `smsim validate` (docs/validation.md)
 validate --manifest $V/manifest.tsv | smsim: missing DIR, the measurements to validate against, .* | no DIR
 validate $V/nothere --manifest $V/manifest.tsv | smsim: .*nothere: not a directory | DIR is not a directory
