@@ -12,9 +12,12 @@ fails=0
 source "$(dirname "$0")/cli_lib.sh"
 C=configs/h100.yaml
 
-# three kernels in one file of about 12 KB
-cat traces/gemm_tile.trace traces/smem_tile.trace traces/spmv_ragged.trace >"$TMP/three.trace"
-for t in traces/gemm_tile.trace "$TMP/three.trace"; do
+# small kernels (quick to simulate) in files larger than one buffer: one
+# kernel after 5 KB of comments, and three kernels with comments between
+pad() { for i in $(seq 80); do echo "# padding line $i: more than one 4 KB stdio buffer in all"; done; }
+{ pad; cat tests/data/trace/counts.trace; } >"$TMP/one.trace"
+for k in a b c; do pad; sed "s/^kernel counts/kernel counts_$k/" tests/data/trace/counts.trace; done >"$TMP/three.trace"
+for t in "$TMP/one.trace" "$TMP/three.trace"; do
     "$SMSIM" --config $C "$t" --format json >"$TMP/want.json" 2>"$TMP/err" ||
         fail "the file itself failed: $t ($(head -c 300 "$TMP/err"))"
     check() { # check HOW: the report in $TMP/got.json equals the file's
