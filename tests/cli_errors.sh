@@ -98,6 +98,10 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected an integer in 1\.\.100000 | a timeline SM count out of range
 --config $C $TR/counts.trace -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | `-o` names a file that cannot be created (every subcommand's `-o`)
 --config $C $TR/counts.trace --timeline $E/nonexistent/t.json | smsim: cannot write '.*nonexistent/t\.json': .* | the `--timeline` file cannot be created
+--config $C $TR/counts.trace --timeline $E/t.json -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | an unwritable `-o` is found before the run, and no `--timeline` is written (outputs go to a temporary file renamed into place: an error never leaves a partial file or destroys the previous one)
+--config $C $TR/counts.trace -o $TR/counts.trace | smsim: -o '.*counts\.trace' is the input trace \(it would be overwritten\) | `-o` names the trace (also `compare`, `saturate`; `validate`: the manifest)
+--config $C $TR/counts.trace -o $C | smsim: -o '.*h100\.yaml' is the configuration \(it would be overwritten\) | `-o` names the configuration
+--config $C $TR/counts.trace --timeline $E/same.json -o $E/same.json | smsim: --timeline and -o name the same file '.*same\.json' | `--timeline` and `-o` name one file
 --config $C $TR/counts.trace --max-cycles 5 | smsim: .*counts\.trace: kernel 0: kernel 'counts': simulation passed max_cycles \(5\) | a kernel that runs longer than `--max-cycles`
 ## Command line: `smsim compare` (docs/validation.md)
 compare --config $C $V/tiny_ilp1_b1.trace | smsim: missing --ncu REPORT\.csv \(see smsim compare --help\) | no ncu CSV

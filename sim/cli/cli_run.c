@@ -201,6 +201,13 @@ int cli_run(int argc, char **argv)
         }
     }
 
+    /* every output is checked before a run that may take hours, and none
+     * may overwrite an input or another output */
+    const char *const outs[][2] = { { "--timeline", r.timeline }, { "-o", r.c.out } };
+    const char *const ins[][2] = { { "input trace", r.c.pos }, { "configuration", r.c.config } };
+    if (cli_check_outputs(outs, 2, ins, 2))
+        goto done;
+
     rc = 2; /* from here on, a failure that is not the input's is internal */
     st = calloc((size_t)count, sizeof *st);
     rk = calloc((size_t)count, sizeof *rk);
@@ -275,12 +282,26 @@ int cli_run(int argc, char **argv)
         int e = report_timeline_write(pics.tl, a.name, tf2);
         if (fclose(tf2) || e)
             goto nomem;
-        if (cli_write_file(r.timeline, tlbuf, tllen)) {
-            rc = 1;
-            goto done;
-        }
     }
-    rc = cli_write_out(r.c.out, rep, replen, "report");
+    /* both files appear, or neither: written beside their targets first */
+    struct cli_out tlo, repo;
+    if (pics.tl && cli_out_begin(&tlo, r.timeline, tlbuf, tllen)) {
+        rc = 1;
+        goto done;
+    }
+    if (r.c.out && cli_out_begin(&repo, r.c.out, rep, replen)) {
+        if (pics.tl)
+            cli_out_abort(&tlo);
+        rc = 1;
+        goto done;
+    }
+    if (pics.tl && cli_out_commit(&tlo)) {
+        if (r.c.out)
+            cli_out_abort(&repo);
+        rc = 1;
+        goto done;
+    }
+    rc = r.c.out ? cli_out_commit(&repo) : cli_write_out(NULL, rep, replen, "report");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
