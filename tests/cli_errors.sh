@@ -63,12 +63,17 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $TR/err_include_missing.trace | .*err_include_missing\.trace:1:9: cannot open include "no_such_file\.trace": .* | an include that cannot be opened
 --config $C /dev/zero | /dev/zero:1:1: NUL byte in line \(not a text trace\?\) | a trace that is not text (a device, a binary file)
 --config $C $E/long_line.trace | .*long_line\.trace:1:1: line longer than 65535 bytes \(not a text trace\?\) | a line of more than 65535 bytes
+--config $C $E/ctl_escape.trace | .*ctl_escape\.trace:2:3: expected an instruction, 'loop', 'when' or '\}', got '\\x1b\[2J\\x1b\]0;x\\x07' | control bytes from the input (here a terminal escape sequence) are shown as `\xHH` in every trace message, never sent to the terminal; so are bytes that are not UTF-8 and a byte-order mark that is not at the start of the file (one there is skipped)
+--config $C $E/mac_cr.trace | .*mac_cr\.trace:1:[0-9]+: carriage return \(\\r\) inside a line: old Mac line endings\? \(lines end with \\n or \\r\\n\) | a file whose lines end with `\r` alone
+--config $C $E/bar_range.trace | .*bar_range\.trace:2:12: barrier id '0x10' is not 0\.\.15 | a `BAR` whose barrier id is not one of the 16 named barriers
+--config $C $E/bar_id.trace | .*bar_id\.trace:2:12: barrier id 1, but kernel 'k' declares barriers=1 \(ids 0\.\.0\) | a `BAR` id not below the header's `barriers=` (without `barriers=`, the count is one more than the highest id used)
 --config $C $E/device.traceg | .*device\.traceg: an Accel-Sim trace must be a regular file \(it is read by offset\), not a pipe or device | an Accel-Sim trace from a pipe, a device or `-` (here a link to /dev/null; native traces may come from a pipe, a FIFO or `-` for standard input)
 ## Accel-Sim trace (docs/accelsim.md)
 --config $C $E/bad_version.traceg | .*bad_version\.traceg:12:[0-9]+: -accelsim tracer version '9' is not supported \(3, 4 or 5\) | an unsupported tracer version in the header
 --config $C $E/grid_wrap.traceg | .*grid_wrap\.traceg:3:13: -grid dim has more than 4294967295 blocks | a grid whose product of dimensions exceeds 32-bit block indices (once wrapped modulo 2^64: 4 x 2^64 + 2 blocks ran as 2)
 --config $C $E/block_wrap.traceg | .*block_wrap\.traceg:4:14: -block dim has more than 4294967295 threads | a block whose product of dimensions exceeds 2^32 threads
 --config $C $E/kernelslist.g | .*kernelslist\.g:2:1: cannot open kernel trace '.*kernel-9\.traceg': .* | a kernel list naming a missing .traceg
+--config $C $E/kl_dir/kernelslist.g | .*kl_dir/kernelslist\.g:1:1: kernel trace '.*kernel-1\.traceg' is a directory | a kernel list naming a directory
 --config $C $E/bad_inst.traceg | smsim: .*bad_inst\.traceg: kernel 0: .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register R0\.\.R255, got 'zz' | a malformed instruction line (found when the block is read, during the run)
 ## Launches that cannot run (engine)
 --config $C $E/launch_threads.trace | smsim: .*launch_threads\.trace: kernel 0: kernel 'too_wide': block of 2048 threads is not a valid launch | more threads per block than the GPU allows

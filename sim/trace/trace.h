@@ -248,5 +248,10 @@ uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp);
  * warp count (every warp executes at least its EXIT) and warp 0's count
  * when the reader counts cheaply.  Saturates at UINT64_MAX. */
 uint64_t tr_kernel_insts_floor(struct trace_kernel *k);
+/* Make a message safe for a terminal, in place (at most cap bytes with the
+ * NUL): control bytes, DEL, bytes that are not UTF-8 and the invisible
+ * byte-order mark become \xHH, so input bytes such as an escape sequence
+ * are shown, not obeyed.  Idempotent. */
+void tr_msg_escape(char *msg, size_t cap);
 
 #endif

@@ -36,6 +36,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "trace/trace_accelsim.h"
 #include "trace/trace_accelsim_int.h"
 
@@ -1416,6 +1417,15 @@ static int open_list(const char *path, struct as_shared *sh, struct trace_file *
             rc = -1;
             break;
         }
+        struct stat kst;
+        if (!fstat(fileno(t), &kst) && S_ISDIR(kst.st_mode)) {
+            snprintf(err, TRACE_ERR_MAX, "%s:%lu:%zu: kernel trace '%s' is a directory", path,
+                     ln, col, full);
+            fclose(t);
+            free(full);
+            rc = -1;
+            break;
+        }
         fclose(t);
         rc = open_kernel(full, sh, out, err);
         free(full);
@@ -1424,7 +1434,7 @@ static int open_list(const char *path, struct as_shared *sh, struct trace_file *
         nk++;
     }
     if (!rc && ferror(fp)) {
-        snprintf(err, TRACE_ERR_MAX, "%s: read error", path);
+        snprintf(err, TRACE_ERR_MAX, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
     if (!rc && nk == 0) {

@@ -187,6 +187,7 @@ struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX])
         if (!std_in)
             close(fd);
         if (rc) {
+            tr_msg_escape(err, TRACE_ERR_MAX);
             trace_close(t);
             return NULL;
         }
@@ -201,6 +202,7 @@ struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX])
         if (readers[i].detect && !readers[i].detect(path, first))
             continue;
         if (readers[i].open(path, t, err)) {
+            tr_msg_escape(err, TRACE_ERR_MAX);
             trace_close(t);
             return NULL;
         }
