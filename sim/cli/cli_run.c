@@ -3,7 +3,9 @@
  *
  * Everything is computed and rendered into memory first; stdout (or -o FILE)
  * is written only after every kernel ran, so an error leaves stdout empty and
- * prints exactly one line on stderr.
+ * prints exactly one line on stderr.  Each kernel's report is rendered as
+ * soon as it has run and its counters are freed, so memory does not grow
+ * with the number of kernels beyond the report's text.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -155,13 +157,13 @@ int cli_run(int argc, char **argv)
 
     struct arch a;
     struct trace_file *tf = NULL;
-    struct stats_kernel *st = NULL;
-    struct report_kernel *rk = NULL;
+    struct stats_kernel st;
+    int have_st = 0;
     struct pics pics = { NULL, NULL };
     char *rep = NULL, *grids = NULL, *tlbuf = NULL;
     size_t replen = 0, gridslen = 0, tllen = 0;
-    FILE *gridf = NULL;
-    int nrun = 0, first = 0, count = 0;
+    FILE *gridf = NULL, *rf = NULL;
+    int first = 0, count = 0;
     rc = 1;
 
     if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
@@ -209,9 +211,8 @@ int cli_run(int argc, char **argv)
         goto done;
 
     rc = 2; /* from here on, a failure that is not the input's is internal */
-    st = calloc((size_t)count, sizeof *st);
-    rk = calloc((size_t)count, sizeof *rk);
-    if (!st || !rk)
+    rf = open_memstream(&rep, &replen);
+    if (!rf)
         goto nomem;
     if (r.grid) {
         pics.grid = report_grid_new(&a, r.grid);
@@ -244,16 +245,17 @@ int cli_run(int argc, char **argv)
             .threads = r.c.threads,
         };
         char eerr[512];
-        if (engine_run(&a, k, &eo, &st[i], eerr)) {
-            stats_kernel_free(&st[i]);
+        if (engine_run(&a, k, &eo, &st, eerr)) {
+            stats_kernel_free(&st);
             /* The engine's message names the kernel; add where it is. */
             fprintf(stderr, "smsim: %s: kernel %d: %s\n", r.c.pos, first + i, eerr);
             rc = 1;
             goto done;
         }
-        nrun = i + 1;
-        rk[i].index = first + i;
-        rk[i].s = &st[i];
+        have_st = 1;
+        struct report_kernel rk = { first + i, &st };
+        if (report_write_part(rf, r.c.format, a.name, &a, &rk, 1, i, i ? 0 : REPORT_HEAD))
+            goto nomem;
         if (pics.grid) {
             char title[200];
             snprintf(title, sizeof title, "kernel %d '%s'", first + i, k->launch.name);
@@ -261,19 +263,21 @@ int cli_run(int argc, char **argv)
             report_grid_reset(pics.grid);
         }
         if (pics.tl)
-            report_timeline_end_kernel(pics.tl, k->launch.name, st[i].cycles_elapsed);
+            report_timeline_end_kernel(pics.tl, k->launch.name, st.cycles_elapsed);
+        stats_kernel_free(&st);
+        have_st = 0;
     }
 
-    FILE *rf = open_memstream(&rep, &replen);
-    if (!rf)
-        goto nomem;
-    int werr = report_write(rf, r.c.format, a.name, &a, rk, count);
+    int werr = report_write_part(rf, r.c.format, a.name, &a, NULL, 0, count,
+                                 count ? REPORT_TAIL : REPORT_HEAD | REPORT_TAIL);
     if (gridf) {
         fclose(gridf);
         gridf = NULL;
         fwrite(grids, 1, gridslen, rf);
     }
-    if (fclose(rf) || werr)
+    int cerr = fclose(rf);
+    rf = NULL;
+    if (cerr || werr)
         goto nomem;
     if (pics.tl) {
         FILE *tf2 = open_memstream(&tlbuf, &tllen);
@@ -309,10 +313,10 @@ nomem:
 done:
     if (gridf)
         fclose(gridf);
-    for (int i = 0; i < nrun; i++)
-        stats_kernel_free(&st[i]);
-    free(st);
-    free(rk);
+    if (have_st)
+        stats_kernel_free(&st);
+    if (rf)
+        fclose(rf);
     free(rep);
     free(grids);
     free(tlbuf);
