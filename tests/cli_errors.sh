@@ -43,6 +43,7 @@ config --config $E/cfg_range.yaml | .*:[0-9]+:[0-9]+: gpu\.sm_count: -4 is out o
 config --config $E/cfg_enum.yaml | .*:[0-9]+:[0-9]+: scheduler\.policy: expected one of gto, lrr, got 'fifo' | a word that is not one of the key's values
 config --config $E/cfg_missing.yaml | .*:1:1: missing required key 'gpu\.cc_major' | a required key is absent (no silent defaults)
 config --config $E/cfg_rule.yaml | .*:[0-9]+:[0-9]+: sm\.max_threads \(2000\) must equal sm\.max_warps x sm\.warp_size .* | keys that are valid alone but inconsistent (docs/config.md, consistency rules)
+config --config $E/cfg_deep.yaml | .*cfg_deep\.yaml:1:[0-9]+: YAML nested deeper than 64 levels | lists or mappings nested more than 64 deep (a configuration needs 3)
 ## Overrides (`--set section.key=value`)
 config --config $C --set | smsim: --set needs a value.* | `--set` at the end of the line
 config --config $C --set nokey | --set:1:1: expected section\.key=value, got 'nokey' | no `=` or no `.`
@@ -60,15 +61,26 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $TR/err_expr_div0.trace | .*err_expr_div0\.trace:2:14: division by zero | an expression that divides by zero
 --config $C $TR/err_expr_nest.trace | .*err_expr_nest\.trace:2:72: expression nested deeper than 64 levels | parentheses, prefix operators or min/max arguments nested more than 64 deep
 --config $C $TR/err_include_missing.trace | .*err_include_missing\.trace:1:9: cannot open include "no_such_file\.trace": .* | an include that cannot be opened
+--config $C /dev/zero | /dev/zero:1:1: NUL byte in line \(not a text trace\?\) | a trace that is not text (a device, a binary file)
+--config $C $E/long_line.trace | .*long_line\.trace:1:1: line longer than 65535 bytes \(not a text trace\?\) | a line of more than 65535 bytes
+--config $C $E/ctl_escape.trace | .*ctl_escape\.trace:2:3: expected an instruction, 'loop', 'when' or '\}', got '\\x1b\[2J\\x1b\]0;x\\x07' | control bytes from the input (here a terminal escape sequence) are shown as `\xHH` in every trace message, never sent to the terminal; so are bytes that are not UTF-8 and a byte-order mark that is not at the start of the file (one there is skipped)
+--config $C $E/mac_cr.trace | .*mac_cr\.trace:1:[0-9]+: carriage return \(\\r\) inside a line: old Mac line endings\? \(lines end with \\n or \\r\\n\) | a file whose lines end with `\r` alone
+--config $C $E/bar_range.trace | .*bar_range\.trace:2:12: barrier id '0x10' is not 0\.\.15 | a `BAR` whose barrier id is not one of the 16 named barriers
+--config $C $E/bar_id.trace | .*bar_id\.trace:2:12: barrier id 1, but kernel 'k' declares barriers=1 \(ids 0\.\.0\) | a `BAR` id not below the header's `barriers=` (without `barriers=`, the count is one more than the highest id used)
+--config $C $E/device.traceg | .*device\.traceg: an Accel-Sim trace must be a regular file \(it is read by offset\), not a pipe or device | an Accel-Sim trace from a pipe, a device or `-` (here a link to /dev/null; native traces may come from a pipe, a FIFO or `-` for standard input)
 ## Accel-Sim trace (docs/accelsim.md)
 --config $C $E/bad_version.traceg | .*bad_version\.traceg:12:[0-9]+: -accelsim tracer version '9' is not supported \(3, 4 or 5\) | an unsupported tracer version in the header
+--config $C $E/grid_wrap.traceg | .*grid_wrap\.traceg:3:13: -grid dim has more than 4294967295 blocks | a grid whose product of dimensions exceeds 32-bit block indices (once wrapped modulo 2^64: 4 x 2^64 + 2 blocks ran as 2)
+--config $C $E/block_wrap.traceg | .*block_wrap\.traceg:4:14: -block dim has more than 4294967295 threads | a block whose product of dimensions exceeds 2^32 threads
 --config $C $E/kernelslist.g | .*kernelslist\.g:2:1: cannot open kernel trace '.*kernel-9\.traceg': .* | a kernel list naming a missing .traceg
+--config $C $E/kl_dir/kernelslist.g | .*kl_dir/kernelslist\.g:1:1: kernel trace '.*kernel-1\.traceg' is a directory | a kernel list naming a directory
 --config $C $E/bad_inst.traceg | smsim: .*bad_inst\.traceg: kernel 0: .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register R0\.\.R255, got 'zz' | a malformed instruction line (found when the block is read, during the run)
 ## Launches that cannot run (engine)
 --config $C $E/launch_threads.trace | smsim: .*launch_threads\.trace: kernel 0: kernel 'too_wide': block of 2048 threads is not a valid launch | more threads per block than the GPU allows
 --config $C $E/launch_regs.trace | smsim: .*launch_regs\.trace: kernel 0: kernel 'fat' cannot run: .* registers .* | not even one block fits the register file
 --config $C $E/launch_smem.trace | smsim: .*launch_smem\.trace: kernel 0: kernel 'big_smem' cannot run: shared memory per block .* | not even one block fits shared memory
 --config $C $E/launch_second.trace | smsim: .*launch_second\.trace: kernel 1: kernel 'fat' cannot run: .* | a later kernel fails: nothing is printed for the earlier ones either
+--config $C $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel larger than `--max-insts` (default 10^11 warp-instructions unless `--max-cycles` is given), counted before any kernel runs
 ## Command line: `smsim --config CFG TRACE` (run)
 bogus | smsim: unknown subcommand 'bogus' \(see smsim --help\) | a first word that is neither a subcommand nor a file
 --config $C | smsim: missing TRACE file \(see smsim --help\) | no trace
@@ -85,11 +97,16 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --carveout 101 | smsim: --carveout '101': expected an integer in 0\.\.100 | a carveout that is not a percentage
 --config $C $TR/counts.trace --threads 0 | smsim: --threads '0': expected an integer in 1\.\.1024 | a thread count out of range
 --config $C $TR/counts.trace --max-cycles 1e6 | smsim: --max-cycles '1e6': expected an integer in 0\.\.18446744073709551615 | a cycle limit that is not a plain integer
+--config $C $TR/counts.trace --max-insts 1e6 | smsim: --max-insts '1e6': expected an integer in 0\.\.18446744073709551615 | an instruction limit that is not a plain integer
 --config $C $TR/counts.trace --grid 0 | smsim: --grid '0': expected an integer in 1\.\.100000 | a grid width out of range
 --config $C $TR/counts.trace --timeline-cycles 0 | smsim: --timeline-cycles '0': expected an integer in 1\.\.[0-9]+ | a timeline length out of range
 --config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected an integer in 1\.\.100000 | a timeline SM count out of range
 --config $C $TR/counts.trace -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | `-o` names a file that cannot be created (every subcommand's `-o`)
 --config $C $TR/counts.trace --timeline $E/nonexistent/t.json | smsim: cannot write '.*nonexistent/t\.json': .* | the `--timeline` file cannot be created
+--config $C $TR/counts.trace --timeline $E/t.json -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | an unwritable `-o` is found before the run, and no `--timeline` is written (outputs go to a temporary file renamed into place: an error never leaves a partial file or destroys the previous one)
+--config $C $TR/counts.trace -o $TR/counts.trace | smsim: -o '.*counts\.trace' is the input trace \(it would be overwritten\) | `-o` names the trace (also `compare`, `saturate`; `validate`: the manifest)
+--config $C $TR/counts.trace -o $C | smsim: -o '.*h100\.yaml' is the configuration \(it would be overwritten\) | `-o` names the configuration
+--config $C $TR/counts.trace --timeline $E/same.json -o $E/same.json | smsim: --timeline and -o name the same file '.*same\.json' | `--timeline` and `-o` name one file
 --config $C $TR/counts.trace --max-cycles 5 | smsim: .*counts\.trace: kernel 0: kernel 'counts': simulation passed max_cycles \(5\) | a kernel that runs longer than `--max-cycles`
 ## Command line: `smsim compare` (docs/validation.md)
 compare --config $C $V/tiny_ilp1_b1.trace | smsim: missing --ncu REPORT\.csv \(see smsim compare --help\) | no ncu CSV
@@ -121,6 +138,10 @@ compare --ncu $N/compare.raw.csv --config $C traces/two_kernels.trace --ncu-id 0
 compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 0 --kernel 3 | smsim: --kernel 3: the trace has 1 kernel \(0\.\.0\) | a kernel index past the end
 compare --ncu $E/ncu_nan.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_nan\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: 'lots' is not a number | a measured value that is not a number
 compare --ncu $E/ncu_no_metric.csv --config $C $V/tiny_ilp1_b1.trace | smsim: .*ncu_no_metric\.csv: row ID 0 has none of the metrics smsim reports .* | the CSV row has no metric column smsim predicts
+compare --ncu $E/ncu_unit.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_unit\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: unknown unit 'furlong' \(smsim cannot scale it\) | a compared metric in a unit smsim does not know (it would be read at scale 1)
+compare --ncu $E/ncu_dup_id.csv --config $C $V/tiny_ilp1_b1.trace --ncu-id 0 | .*ncu_dup_id\.csv:4:1: duplicate ID '0' \(first at line 3\) | two rows with the same `ID` (raw page)
+compare --ncu $E/ncu_dup_col.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_dup_col\.csv:1:[0-9]+: duplicate column 'sm__cycles_elapsed\.avg' \(first at column [0-9]+\) | a column name given twice in the header (raw page)
+compare --ncu $E/ncu_details_dup.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_dup\.csv:3:[0-9]+: duplicate metric 'sm__cycles_elapsed\.avg' for ID 0 with another value \(first at line 2\) | a details-page metric given twice for one launch with different values (the same value in two sections is fine)
 ## Command line: `smsim validate` (docs/validation.md)
 validate --manifest $V/manifest.tsv | smsim: missing DIR, the measurements to validate against, .* | no DIR
 validate $V/nothere --manifest $V/manifest.tsv | smsim: .*nothere: not a directory | DIR is not a directory

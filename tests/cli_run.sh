@@ -189,5 +189,13 @@ assert d["otherData"]["max_cycles"] == 2000
 PY
 fi
 
+# a UTF-8 byte-order mark before the first 'kernel' is accepted (#22): the
+# report equals that of the same trace without it
+"$SMSIM" --config configs/h100.yaml tests/data/trace/bom.trace --format json >"$TMP/bom.json" 2>"$TMP/err" ||
+    fail "a trace starting with a byte-order mark: $(cat "$TMP/err")"
+tail -c +4 tests/data/trace/bom.trace >"$TMP/nobom.trace"
+"$SMSIM" --config configs/h100.yaml "$TMP/nobom.trace" --format json >"$TMP/nobom.json" 2>/dev/null
+cmp -s "$TMP/bom.json" "$TMP/nobom.json" || fail "a byte-order mark changed the report"
+
 echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -208,6 +208,20 @@ static void units(void **state)
     assert_float_equal(ncu_unit_scale("%", base), 1, 0);
     assert_string_equal(base, "%");
     assert_float_equal(ncu_unit_scale("Kilobits", base), 1, 0);
+    /* every unit of the committed exports is known; one read at scale 1
+     * without being ncu's base unit is not */
+    static const char *const known[] = { "", "%", "inst", "warp", "cycle", "byte", "block",
+                                         "hz", "byte/block", "ns", "byte/s", "register/thread",
+                                         "pass", "sector", "thread", "branches", "sectors",
+                                         "SM", "cluster", "%/register", "%/byte", "usecond",
+                                         "inst/cycle", "nsecond", "Kbyte", "Gbyte/s", "Ghz",
+                                         "msecond", "second", "s", "Mcycle" };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        assert_true(ncu_unit_known(known[i]));
+    static const char *const unknown[] = { "Kilobits", "furlong", "us%cond", "cycle/usecond",
+                                           "byte/ms", "usecond/inst", "byte/Kthread", "kbyte" };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        assert_false(ncu_unit_known(unknown[i]));
 }
 
 /* Each malformed file: -1 and exactly the expected one-line message. */

@@ -26,7 +26,10 @@ enum {
     MAX_SEEN = 64,          /* keys remembered per mapping for duplicate checks    */
     PATH_MAX_LEN = 128,     /* longest key path considered                         */
     SHOW_MAX = 40,          /* longest value quoted back in a message              */
-    FILE_MAX = 1 << 20      /* a configuration is small; refuse anything larger    */
+    FILE_MAX = 1 << 20,     /* a configuration is small; refuse anything larger    */
+    DEPTH_MAX = 64          /* nesting a configuration may use (it needs 3): libyaml's
+                               time grows with the square of the depth, so a deep
+                               flow inside FILE_MAX would take hours             */
 };
 
 /* Where a value came from. */
@@ -674,11 +677,23 @@ static int parse_file(struct ld *L)
  * libyaml notices the stray ':'). */
 static int syntax_ok(struct ld *L)
 {
+    int depth = 0;
     for (;;) {
         yaml_event_t y;
         if (raw_next(L, &y))
             return -1;
         int end = y.type == YAML_STREAM_END_EVENT;
+        if (y.type == YAML_SEQUENCE_START_EVENT || y.type == YAML_MAPPING_START_EVENT) {
+            /* stop at the first level too many: the parser has only read a
+             * bounded look-ahead past it, so the time stays linear */
+            if (++depth > DEPTH_MAX) {
+                struct mark m = pos_of(L, y.start_mark);
+                yaml_event_delete(&y);
+                return fail_at(L, m, "YAML nested deeper than %d levels", DEPTH_MAX);
+            }
+        } else if (y.type == YAML_SEQUENCE_END_EVENT || y.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
         yaml_event_delete(&y);
         if (end)
             return 0;

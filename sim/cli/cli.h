@@ -127,8 +127,33 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
  * "smsim: TRACE has N kernels: choose one with --kernel 0..N-1" or
  * "smsim: --kernel K: the trace has N kernels (0..N-1)". */
 int cli_pick_kernel(const char *trace, int nkernels, int *kernel);
-/* Write buf to a new file; 0, or 1 after a one-line message. */
+/* Write buf to the file `path` without ever leaving it partial: the text
+ * goes to a temporary file beside it (PATH.tmpXXXXXX), renamed over it only
+ * when complete (an existing device or FIFO is written in place).  0, or 1
+ * after "smsim: cannot write 'PATH': REASON" (the old file then intact). */
 int cli_write_file(const char *path, const char *buf, size_t len);
+/* The same in two steps, so that several outputs appear together or not at
+ * all: cli_out_begin() writes the temporary file (0, or 1 after the message,
+ * nothing left), then cli_out_commit() renames it into place (0, or 1 after
+ * the message) or cli_out_abort() removes it. */
+struct cli_out {
+    const char *path;            /* the name given                             */
+    char *target;                /* the file replaced (a link resolved)        */
+    char *tmp;                   /* the temporary file, or NULL (in place)     */
+    int direct;                  /* 1: written in place (a device, a FIFO)     */
+};
+int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t len);
+int cli_out_commit(struct cli_out *o);
+void cli_out_abort(struct cli_out *o);
+/* Before a long run: can `path` be written?  Creates and removes the
+ * temporary file; 0, or 1 after "smsim: cannot write 'PATH': REASON". */
+int cli_check_out(const char *path);
+/* Before a run: every output out[i] = {option, path} (path NULL: none) is
+ * checked with cli_check_out(), after refusing one that is an input in[j] =
+ * {what, path} ("smsim: -o 'X' is the input trace (it would be
+ * overwritten)") or another output ("smsim: --timeline and -o name the same
+ * file 'X'").  0, or 1 after the message. */
+int cli_check_outputs(const char *const out[][2], int nout, const char *const in[][2], int nin);
 /* A rendered output to -o FILE `out` (cli_write_file), or to stdout when out
  * is NULL; 0, or 1 after "smsim: cannot write the WHAT to stdout". */
 int cli_write_out(const char *out, const char *buf, size_t len, const char *what);

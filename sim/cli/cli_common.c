@@ -2,10 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+/* realpath() is an X/Open function */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "arch/arch.h"
 #include "cli/cli.h"
@@ -270,19 +274,178 @@ int cli_pick_kernel(const char *trace, int nkernels, int *kernel)
     return 0;
 }
 
+/* Writing an output never destroys the previous file or leaves a partial
+ * one (a full disk, a failed run): the text goes to a temporary file in the
+ * target's directory, which replaces the target by rename() only once it is
+ * complete and synced.  A target that exists and is not a regular file
+ * (/dev/null, /dev/stdout, a FIFO) is written in place: renaming over it
+ * would replace the device.  A symbolic link is followed, so the file it
+ * names is replaced and the link stays. */
+
+/* The file a write to `path` replaces: its resolved name (malloc'd) and
+ * whether it is written in place (*direct). */
+static char *out_target(const char *path, int *direct, mode_t *mode)
+{
+    struct stat st;
+    *direct = 0;
+    mode_t um = umask(0);
+    umask(um);
+    *mode = 0666 & ~um;
+    if (!stat(path, &st)) {
+        if (!S_ISREG(st.st_mode)) {
+            *direct = 1;
+            return strdup(path);
+        }
+        *mode = st.st_mode & 07777;
+        char *real = realpath(path, NULL);
+        return real ? real : strdup(path);
+    }
+    return strdup(path);
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t len)
+{
+    mode_t mode;
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    char *target = out_target(path, &o->direct, &mode);
+    if (!target) {
+        fputs("smsim: out of memory\n", stderr);
+        return 1;
+    }
+    int fd, e = 0;
+    if (o->direct) {
+        fd = open(target, O_WRONLY | O_TRUNC);
+    } else {
+        size_t n = strlen(target) + 16;
+        o->tmp = malloc(n);
+        if (!o->tmp) {
+            free(target);
+            fputs("smsim: out of memory\n", stderr);
+            return 1;
+        }
+        snprintf(o->tmp, n, "%s.tmpXXXXXX", target);
+        fd = mkstemp(o->tmp);
+        if (fd >= 0)
+            fchmod(fd, mode);
+    }
+    o->target = target;
+    if (fd < 0) {
+        e = errno;
+    } else {
+        if (write_all(fd, buf, len) || (!o->direct && fsync(fd)))
+            e = errno ? errno : EIO;
+        if (close(fd) && !e)
+            e = errno;
+    }
+    if (e) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(e));
+        cli_out_abort(o);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_out_commit(struct cli_out *o)
+{
+    int rc = 0;
+    if (o->tmp && rename(o->tmp, o->target)) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", o->path, strerror(errno));
+        rc = 1;
+    }
+    cli_out_abort(o);
+    return rc;
+}
+
+void cli_out_abort(struct cli_out *o)
+{
+    if (o->tmp)
+        unlink(o->tmp); /* after a commit, the name is gone already */
+    free(o->tmp);
+    free(o->target);
+    o->tmp = o->target = NULL;
+}
+
 int cli_write_file(const char *path, const char *buf, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+    struct cli_out o;
+    if (cli_out_begin(&o, path, buf, len))
         return 1;
-    }
-    size_t w = fwrite(buf, 1, len, f);
-    int bad = w != len || ferror(f);
-    if (fclose(f) || bad) {
-        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(errno));
+    return cli_out_commit(&o);
+}
+
+int cli_check_out(const char *path)
+{
+    /* a run may take hours: find an unwritable -o before it, by creating
+     * (and removing) the temporary file the write will use */
+    struct stat st;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode))
+        return 0; /* a device or FIFO: opening it could block or have effects */
+    struct cli_out o;
+    if (cli_out_begin(&o, path, "", 0))
         return 1;
+    cli_out_abort(&o);
+    return 0;
+}
+
+/* Do a and b name one file?  By identity when both exist, else by their
+ * resolved directories and base names. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!stat(a, &sa) && !stat(b, &sb))
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra[2] = { NULL, NULL };
+    const char *in[2] = { a, b };
+    const char *base[2];
+    for (int i = 0; i < 2; i++) {
+        const char *sl = strrchr(in[i], '/');
+        base[i] = sl ? sl + 1 : in[i];
+        char *dir = sl ? strndup(in[i], (size_t)(sl - in[i]) + 1) : strdup(".");
+        ra[i] = dir ? realpath(dir, NULL) : NULL;
+        free(dir);
     }
+    int same = ra[0] && ra[1] && !strcmp(ra[0], ra[1]) && !strcmp(base[0], base[1]);
+    free(ra[0]);
+    free(ra[1]);
+    return same;
+}
+
+int cli_check_outputs(const char *const out[][2], int nout, const char *const in[][2], int nin)
+{
+    for (int i = 0; i < nout; i++) {
+        if (!out[i][1])
+            continue;
+        for (int j = 0; j < nin; j++)
+            if (in[j][1] && same_file(out[i][1], in[j][1])) {
+                fprintf(stderr, "smsim: %s '%s' is the %s (it would be overwritten)\n",
+                        out[i][0], out[i][1], in[j][0]);
+                return 1;
+            }
+        for (int j = 0; j < i; j++)
+            if (out[j][1] && same_file(out[i][1], out[j][1])) {
+                fprintf(stderr, "smsim: %s and %s name the same file '%s'\n", out[j][0],
+                        out[i][0], out[i][1]);
+                return 1;
+            }
+    }
+    for (int i = 0; i < nout; i++)
+        if (out[i][1] && cli_check_out(out[i][1]))
+            return 1;
     return 0;
 }
 

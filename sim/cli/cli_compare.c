@@ -152,6 +152,11 @@ int cli_compare(int argc, char **argv)
     char *rep = NULL;
     size_t replen = 0;
     rc = 1;
+    const char *const outs[][2] = { { "-o", a.c.out } };
+    const char *const ins[][2] = { { "input trace", a.c.pos }, { "configuration", a.c.config },
+                                   { "ncu CSV", a.ncu } };
+    if (cli_check_outputs(outs, 1, ins, 3))
+        goto done;
     if (cli_load_arch(a.c.config, a.c.ov, a.c.nov, &arch))
         goto done;
     char err[NCU_ERR_MAX];

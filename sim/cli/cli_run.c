@@ -3,7 +3,9 @@
  *
  * Everything is computed and rendered into memory first; stdout (or -o FILE)
  * is written only after every kernel ran, so an error leaves stdout empty and
- * prints exactly one line on stderr.
+ * prints exactly one line on stderr.  Each kernel's report is rendered as
+ * soon as it has run and its counters are freed, so memory does not grow
+ * with the number of kernels beyond the report's text.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,6 +28,10 @@ enum {
     RUN_TL_EVENTS = 1000000,          /* events kept in a timeline (~150 MB)   */
     RUN_SEED = 1                      /* --seed default                        */
 };
+/* --max-insts default: the largest kernel run without an explicit limit,
+ * 10^11 warp-instructions (about 1.5 hours at 20 M/s on one core), so a
+ * trace of 10^19 is refused at once instead of running for ever. */
+#define RUN_MAX_INSTS UINT64_C(100000000000)
 
 static const char run_help[] =
     "usage: smsim --config CFG.yaml TRACE [options]\n"
@@ -40,6 +46,9 @@ static const char run_help[] =
     "  --blocks-per-sm N      cap resident blocks per SM below the occupancy limit\n"
     "  --carveout PCT         preferred shared-memory carveout, 0..100 (default none)\n"
     "  --max-cycles N         stop a kernel after N cycles (default 0 = no limit)\n"
+    "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
+    "                         before the run (default 10^11 unless --max-cycles is\n"
+    "                         given; 0 = no limit)\n"
     "  --threads N            simulate the SMs on N threads (default 1; the report is\n"
     "                         identical for every N; --grid/--timeline run on one)\n"
     "  --grid N               text format only: warp-state grid of SM 0, first N cycles\n"
@@ -57,6 +66,8 @@ struct run_args {
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
+    uint64_t max_insts;           /* --max-insts, 0 = no limit                  */
+    int max_insts_given;          /* --max-insts was given                      */
 };
 
 /* Pictures observer: forwards the engine's callbacks to the grid/timeline. */
@@ -98,7 +109,7 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     static const char *const known[] = {
         "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
         "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
-        "--timeline-sms", "-o", "--threads", NULL
+        "--timeline-sms", "-o", "--threads", "--max-insts", NULL
     };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
                            .help = "smsim --help", .known = known };
@@ -120,6 +131,10 @@ static int parse_args(int argc, char **argv, struct run_args *r)
         } else if (!strcmp(name, "--timeline-sms")) {
             if (cli_parse_int(name, val, 1, 100000, &r->tl_sms))
                 return 1;
+        } else if (!strcmp(name, "--max-insts")) {
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_insts))
+                return 1;
+            r->max_insts_given = 1;
         }
     }
     if (cli_common_done(&r->c, &st))
@@ -142,13 +157,13 @@ int cli_run(int argc, char **argv)
 
     struct arch a;
     struct trace_file *tf = NULL;
-    struct stats_kernel *st = NULL;
-    struct report_kernel *rk = NULL;
+    struct stats_kernel st;
+    int have_st = 0;
     struct pics pics = { NULL, NULL };
     char *rep = NULL, *grids = NULL, *tlbuf = NULL;
     size_t replen = 0, gridslen = 0, tllen = 0;
-    FILE *gridf = NULL;
-    int nrun = 0, first = 0, count = 0;
+    FILE *gridf = NULL, *rf = NULL;
+    int first = 0, count = 0;
     rc = 1;
 
     if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
@@ -167,10 +182,37 @@ int cli_run(int argc, char **argv)
         count = 1;
     }
 
+    /* Totals known before the run are checked before any kernel runs: a
+     * kernel of 10^19 warp-instructions would otherwise run for ever. */
+    uint64_t limit = r.max_insts_given ? r.max_insts : r.c.max_cycles ? 0 : RUN_MAX_INSTS;
+    for (int i = 0; limit && i < count; i++) {
+        struct trace_kernel *k = tf->kernels[first + i];
+        uint64_t n = tr_kernel_insts_floor(k);
+        if (n > limit) {
+            char total[48];
+            if (n == UINT64_MAX)
+                snprintf(total, sizeof total, "2^64 or more");
+            else
+                snprintf(total, sizeof total, "%s%llu", k->warp_insts_hint ? "" : "at least ",
+                         (unsigned long long)n);
+            fprintf(stderr,
+                    "smsim: %s: kernel %d: kernel '%s' executes %s warp-instructions, more than "
+                    "%llu (give --max-insts N, 0 for no limit, or --max-cycles N)\n",
+                    r.c.pos, first + i, k->launch.name, total, (unsigned long long)limit);
+            goto done;
+        }
+    }
+
+    /* every output is checked before a run that may take hours, and none
+     * may overwrite an input or another output */
+    const char *const outs[][2] = { { "--timeline", r.timeline }, { "-o", r.c.out } };
+    const char *const ins[][2] = { { "input trace", r.c.pos }, { "configuration", r.c.config } };
+    if (cli_check_outputs(outs, 2, ins, 2))
+        goto done;
+
     rc = 2; /* from here on, a failure that is not the input's is internal */
-    st = calloc((size_t)count, sizeof *st);
-    rk = calloc((size_t)count, sizeof *rk);
-    if (!st || !rk)
+    rf = open_memstream(&rep, &replen);
+    if (!rf)
         goto nomem;
     if (r.grid) {
         pics.grid = report_grid_new(&a, r.grid);
@@ -203,16 +245,17 @@ int cli_run(int argc, char **argv)
             .threads = r.c.threads,
         };
         char eerr[512];
-        if (engine_run(&a, k, &eo, &st[i], eerr)) {
-            stats_kernel_free(&st[i]);
+        if (engine_run(&a, k, &eo, &st, eerr)) {
+            stats_kernel_free(&st);
             /* The engine's message names the kernel; add where it is. */
             fprintf(stderr, "smsim: %s: kernel %d: %s\n", r.c.pos, first + i, eerr);
             rc = 1;
             goto done;
         }
-        nrun = i + 1;
-        rk[i].index = first + i;
-        rk[i].s = &st[i];
+        have_st = 1;
+        struct report_kernel rk = { first + i, &st };
+        if (report_write_part(rf, r.c.format, a.name, &a, &rk, 1, i, i ? 0 : REPORT_HEAD))
+            goto nomem;
         if (pics.grid) {
             char title[200];
             snprintf(title, sizeof title, "kernel %d '%s'", first + i, k->launch.name);
@@ -220,19 +263,21 @@ int cli_run(int argc, char **argv)
             report_grid_reset(pics.grid);
         }
         if (pics.tl)
-            report_timeline_end_kernel(pics.tl, k->launch.name, st[i].cycles_elapsed);
+            report_timeline_end_kernel(pics.tl, k->launch.name, st.cycles_elapsed);
+        stats_kernel_free(&st);
+        have_st = 0;
     }
 
-    FILE *rf = open_memstream(&rep, &replen);
-    if (!rf)
-        goto nomem;
-    int werr = report_write(rf, r.c.format, a.name, &a, rk, count);
+    int werr = report_write_part(rf, r.c.format, a.name, &a, NULL, 0, count,
+                                 count ? REPORT_TAIL : REPORT_HEAD | REPORT_TAIL);
     if (gridf) {
         fclose(gridf);
         gridf = NULL;
         fwrite(grids, 1, gridslen, rf);
     }
-    if (fclose(rf) || werr)
+    int cerr = fclose(rf);
+    rf = NULL;
+    if (cerr || werr)
         goto nomem;
     if (pics.tl) {
         FILE *tf2 = open_memstream(&tlbuf, &tllen);
@@ -241,12 +286,26 @@ int cli_run(int argc, char **argv)
         int e = report_timeline_write(pics.tl, a.name, tf2);
         if (fclose(tf2) || e)
             goto nomem;
-        if (cli_write_file(r.timeline, tlbuf, tllen)) {
-            rc = 1;
-            goto done;
-        }
     }
-    rc = cli_write_out(r.c.out, rep, replen, "report");
+    /* both files appear, or neither: written beside their targets first */
+    struct cli_out tlo, repo;
+    if (pics.tl && cli_out_begin(&tlo, r.timeline, tlbuf, tllen)) {
+        rc = 1;
+        goto done;
+    }
+    if (r.c.out && cli_out_begin(&repo, r.c.out, rep, replen)) {
+        if (pics.tl)
+            cli_out_abort(&tlo);
+        rc = 1;
+        goto done;
+    }
+    if (pics.tl && cli_out_commit(&tlo)) {
+        if (r.c.out)
+            cli_out_abort(&repo);
+        rc = 1;
+        goto done;
+    }
+    rc = r.c.out ? cli_out_commit(&repo) : cli_write_out(NULL, rep, replen, "report");
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -254,10 +313,10 @@ nomem:
 done:
     if (gridf)
         fclose(gridf);
-    for (int i = 0; i < nrun; i++)
-        stats_kernel_free(&st[i]);
-    free(st);
-    free(rk);
+    if (have_st)
+        stats_kernel_free(&st);
+    if (rf)
+        fclose(rf);
     free(rep);
     free(grids);
     free(tlbuf);

@@ -149,6 +149,10 @@ int cli_saturate(int argc, char **argv)
     size_t replen = 0, gplen = 0;
     char err[STUDY_ERR_MAX];
 
+    const char *const outs[][2] = { { "-o", r.c.out } };
+    const char *const ins[][2] = { { "input trace", r.c.pos }, { "configuration", r.c.config } };
+    if (cli_check_outputs(outs, 1, ins, 2))
+        goto done;
     struct arch a;
     if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
         goto done;

@@ -147,6 +147,10 @@ int cli_validate(int argc, char **argv)
     size_t replen = 0, gplen = 0;
     int have_m = 0, have_r = 0;
     rc = 1;
+    const char *const outs[][2] = { { "-o", a.c.out } };
+    const char *const ins[][2] = { { "manifest", a.manifest } };
+    if (cli_check_outputs(outs, 1, ins, 1))
+        goto done;
     if (val_manifest_load(a.manifest, &m, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;

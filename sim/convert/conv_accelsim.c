@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "convert/conv_accelsim.h"
 
 enum { EXP_BASE_ALIGN = 512 }; /* every synthesized base is 512-byte aligned */
@@ -130,14 +131,52 @@ static void write_inst(FILE *f, const struct tr_inst *in, const struct tr_dyn *d
     }
 }
 
-static int export_kernel(struct trace_kernel *k, int id, const char *path,
-                         const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX])
+/* A new temporary file "PATH.tmpXXXXXX" for `path` (its name in *tmp,
+ * malloc'd), or NULL with errno set.  The export renames it over `path`
+ * only when every file is complete, so a full disk or a failed kernel never
+ * leaves a truncated trace or destroys a previous export. */
+static FILE *temp_for(const char *path, char **tmp)
 {
-    FILE *f = fopen(path, "w");
+    size_t n = strlen(path) + 16;
+    *tmp = malloc(n);
+    if (!*tmp)
+        return NULL;
+    snprintf(*tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(*tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path, strerror(errno));
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(*tmp);
+        }
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+        return NULL;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    return f;
+}
+
+/* Flush, sync and close f; 0, or -1 with errno set. */
+static int close_synced(FILE *f)
+{
+    int bad = fflush(f) || ferror(f) || fsync(fileno(f));
+    int e = errno;
+    if (fclose(f) || bad) {
+        if (bad)
+            errno = e ? e : EIO;
         return -1;
     }
+    return 0;
+}
+
+static int export_kernel(struct trace_kernel *k, int id, const char *path, FILE *f,
+                         const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX])
+{
     const struct tr_launch *l = &k->launch;
     fprintf(f, "-kernel name = %s\n", l->name);
     fprintf(f, "-kernel id = %d\n", id);
@@ -194,8 +233,7 @@ static int export_kernel(struct trace_kernel *k, int id, const char *path,
         }
         fputs("#END_TB\n\n", f);
     }
-    int bad = ferror(f);
-    if (fclose(f) || (bad && !rc)) {
+    if (close_synced(f) && !rc) {
         snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
@@ -215,31 +253,57 @@ int conv_accelsim_export(struct trace_file *t, const char *dir,
         snprintf(err, TRACE_ERR_MAX, "smsim: '%s' is not a directory", dir);
         return -1;
     }
+    /* kernel-1.traceg ... kernel-N.traceg, then kernelslist.g: each written
+     * to a temporary file first, all renamed into place at the end */
+    int nf = t->nkernels + 1;
     size_t dl = strlen(dir);
-    char *path = malloc(dl + 64);
-    if (!path) {
+    char **path = calloc((size_t)nf, sizeof *path), **tmp = calloc((size_t)nf, sizeof *tmp);
+    int rc = path && tmp ? 0 : -1;
+    for (int i = 0; !rc && i < nf; i++) {
+        if (!(path[i] = malloc(dl + 64)))
+            rc = -1;
+        else if (i < t->nkernels)
+            snprintf(path[i], dl + 64, "%s/kernel-%d.traceg", dir, i + 1);
+        else
+            snprintf(path[i], dl + 64, "%s/kernelslist.g", dir);
+    }
+    if (rc)
         snprintf(err, TRACE_ERR_MAX, "smsim: out of memory");
-        return -1;
+    for (int i = 0; !rc && i < nf; i++) {
+        FILE *f = temp_for(path[i], &tmp[i]);
+        if (!f) {
+            snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path[i],
+                     strerror(errno));
+            rc = -1;
+        } else if (i < t->nkernels) {
+            rc = export_kernel(t->kernels[i], i + 1, path[i], f, o, err);
+        } else {
+            for (int j = 0; j < t->nkernels; j++)
+                fprintf(f, "kernel-%d.traceg\n", j + 1);
+            if (close_synced(f)) {
+                snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path[i],
+                         strerror(errno));
+                rc = -1;
+            }
+        }
     }
-    snprintf(path, dl + 64, "%s/kernelslist.g", dir);
-    FILE *list = fopen(path, "w");
-    if (!list) {
-        snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path, strerror(errno));
-        free(path);
-        return -1;
+    for (int i = 0; !rc && i < nf; i++) {
+        if (rename(tmp[i], path[i])) {
+            snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path[i],
+                     strerror(errno));
+            rc = -1;
+        } else {
+            free(tmp[i]);
+            tmp[i] = NULL;
+        }
     }
-    int rc = 0;
-    for (int i = 0; i < t->nkernels && !rc; i++) {
-        fprintf(list, "kernel-%d.traceg\n", i + 1);
-        snprintf(path, dl + 64, "%s/kernel-%d.traceg", dir, i + 1);
-        rc = export_kernel(t->kernels[i], i + 1, path, o, err);
-    }
-    snprintf(path, dl + 64, "%s/kernelslist.g", dir);
-    int bad = ferror(list);
-    if ((fclose(list) || bad) && !rc) {
-        snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path, strerror(errno));
-        rc = -1;
+    for (int i = 0; i < nf && path && tmp; i++) {
+        if (tmp[i])
+            unlink(tmp[i]); /* a failure: no partial file is left */
+        free(tmp[i]);
+        free(path[i]);
     }
     free(path);
+    free(tmp);
     return rc;
 }

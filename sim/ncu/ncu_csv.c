@@ -303,6 +303,66 @@ double ncu_unit_scale(const char *unit, char base[64])
     return 1.0;
 }
 
+/* Copy s for a message: a quoted CSV field may hold line breaks, and an error
+ * is one line, so control characters become '?' (at most 80 characters). */
+static void msg_text(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n && i < 80; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    out[i] = '\0';
+}
+
+/* Is w one of the count words of ncu's units, or its plural? */
+static int unit_word(const char *w, size_t n)
+{
+    static const char *const words[] = { "byte", "cycle", "inst", "hz", "warp", "thread",
+                                         "sector", "request", "block", "register", "pass",
+                                         "branch", "branche", "SM", "cluster", "instruction",
+                                         "wavefront", "transaction", "eligible", "issue" };
+    if (n > 1 && w[n - 1] == 's')
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strlen(words[i]) == n - 1 && !strncmp(w, words[i], n - 1))
+                return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == n && !strncmp(w, words[i], n))
+            return 1;
+    return 0;
+}
+
+int ncu_unit_known(const char *unit)
+{
+    /* numerator: "", "%", a time unit, or a count word with an optional
+     * K/M/G/T prefix (what ncu_unit_scale scales); then "/WORD" terms, each
+     * an unprefixed count word, "%", "s" or "second" (ncu's bases: a
+     * "cycle/usecond" would be read 1000 times too large) */
+    char base[64];
+    if (!*unit)
+        return 1;
+    const char *slash = strchr(unit, '/');
+    size_t n = slash ? (size_t)(slash - unit) : strlen(unit);
+    if (ncu_unit_scale(unit, base) == 1.0) {
+        static const char *const ones[] = { "%", "ns", "nsecond" };
+        int ok = unit_word(unit, n);
+        for (size_t i = 0; !ok && i < sizeof ones / sizeof ones[0]; i++)
+            ok = strlen(ones[i]) == n && !strncmp(unit, ones[i], n);
+        if (!ok)
+            return 0;
+    } else if (slash && (!strncmp(unit, "us", 2) || !strncmp(unit, "ms", 2) ||
+                         unit[0] == 's')) {
+        return 0; /* a scaled time with a denominator: not one of ncu's */
+    }
+    while (slash) {
+        const char *w = slash + 1;
+        slash = strchr(w, '/');
+        n = slash ? (size_t)(slash - w) : strlen(w);
+        if (!(unit_word(w, n) || (n == 1 && (*w == 's' || *w == '%')) ||
+              (n == 6 && !strncmp(w, "second", 6))))
+            return 0;
+    }
+    return 1;
+}
+
 /* --- the table ----------------------------------------------------------- */
 
 void ncu_table_free(struct ncu_table *t)
@@ -491,10 +551,89 @@ static void put_cell(struct ncu_table *t, int row, int col, struct record *r, in
     t->col[k] = r->f[i].col;
 }
 
+/* A name or ID with where it was, for duplicate checks by sorting (a
+ * 200k-row export makes a quadratic search slow). */
+struct key {
+    const char *s; /* the text                      */
+    int line, col; /* where it is                   */
+    int order;     /* position, to report the later */
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sort keys[0..n) and return the index of the later of the first duplicate
+ * pair (in file order), or -1; *first gets the earlier one. */
+static int find_dup(struct key *keys, int n, int *first)
+{
+    qsort(keys, (size_t)n, sizeof *keys, key_cmp);
+    int best = -1;
+    for (int i = 1; i < n; i++)
+        if (!strcmp(keys[i].s, keys[i - 1].s) && (best < 0 || keys[i].order < keys[best].order)) {
+            best = i;
+            *first = i - 1;
+        }
+    return best;
+}
+
+/* Column names must be unique: with two "X" columns, which one a metric
+ * lookup found would be a guess. */
+static int check_dup_cols(struct lexer *lx, const struct record *r, char err[NCU_ERR_MAX])
+{
+    struct key *keys = malloc((size_t)r->n * sizeof *keys + 1);
+    if (!keys) {
+        snprintf(err, NCU_ERR_MAX, "%s: out of memory", lx->path);
+        return -1;
+    }
+    for (int i = 0; i < r->n; i++)
+        keys[i] = (struct key){ r->f[i].text, r->line, r->f[i].col, i };
+    int first, d = find_dup(keys, r->n, &first);
+    if (d >= 0) {
+        char name[96];
+        msg_text(name, sizeof name, keys[d].s);
+        snprintf(err, NCU_ERR_MAX, "%s:%d:%d: duplicate column '%s' (first at column %d)",
+                 lx->path, keys[d].line, keys[d].col, name, keys[first].col);
+    }
+    free(keys);
+    return d >= 0 ? -1 : 0;
+}
+
+/* IDs must be unique: --ncu-id would pick one of the rows. */
+static int check_dup_ids(struct lexer *lx, const struct ncu_table *t, char err[NCU_ERR_MAX])
+{
+    int c = ncu_col(t, "ID");
+    struct key *keys = malloc((size_t)t->nrows * sizeof *keys + 1);
+    if (!keys) {
+        snprintf(err, NCU_ERR_MAX, "%s: out of memory", lx->path);
+        return -1;
+    }
+    int n = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        size_t k = (size_t)r * t->ncols + c;
+        if (t->cells[k])
+            keys[n] = (struct key){ t->cells[k], t->line[k], t->col[k], r }, n++;
+    }
+    int first, d = find_dup(keys, n, &first);
+    if (d >= 0) {
+        char id[96];
+        msg_text(id, sizeof id, keys[d].s);
+        snprintf(err, NCU_ERR_MAX, "%s:%d:%d: duplicate ID '%s' (first at line %d)", lx->path,
+                 keys[d].line, keys[d].col, id, keys[first].line);
+    }
+    free(keys);
+    return d >= 0 ? -1 : 0;
+}
+
 static int parse_raw(struct lexer *lx, struct record *r, struct ncu_table *t,
                      char err[NCU_ERR_MAX])
 {
     int hdr_line = r->line;
+    if (check_dup_cols(lx, r, err))
+        return -1;
     t->ncols = r->n;
     t->names = calloc((size_t)t->ncols, sizeof *t->names);
     t->units = calloc((size_t)t->ncols, sizeof *t->units);
@@ -533,7 +672,7 @@ static int parse_raw(struct lexer *lx, struct record *r, struct ncu_table *t,
             put_cell(t, row, i, r, i);
         }
     }
-    if (rc < 0)
+    if (rc < 0 || check_dup_ids(lx, t, err))
         return -1;
     for (int i = 0; i < t->ncols; i++)
         if (!t->units[i] && !(t->units[i] = strdup("")))
@@ -619,7 +758,22 @@ static int parse_details(struct lexer *lx, struct record *r, struct ncu_table *t
             for (int k = 0; k < t->nrows; k++)
                 ids[k] = t->cells[(size_t)k * t->ncols + c_id];
         }
-        if (t->cells[(size_t)row * t->ncols + col])
+        size_t have = (size_t)row * t->ncols + col;
+        if (strcmp(r->f[c_value].text, "") && t->cells[have] &&
+            strcmp(t->cells[have], r->f[c_value].text) && !strcmp(r->f[c_unit].text, t->units[col])) {
+            /* a label shown by two sections has the same value in each; two
+             * values for one launch leave no way to tell which is meant */
+            char name[96];
+            msg_text(name, sizeof name, metric);
+            snprintf(err, NCU_ERR_MAX,
+                     "%s:%d:%d: duplicate metric '%s' for ID %s with another value (first at "
+                     "line %d)",
+                     lx->path, r->line, r->f[c_value].col, name, t->cells[(size_t)row * t->ncols + c_id],
+                     t->line[have]);
+            free(ids);
+            return -1;
+        }
+        if (t->cells[have])
             continue; /* a label shown by two sections: the first one counts */
         if (strcmp(r->f[c_value].text, "")) {
             /* a unit other than the column's (a scaled one): keep the value in
@@ -734,16 +888,6 @@ int ncu_csv_load(const char *path, struct ncu_table *t, char err[NCU_ERR_MAX])
     return rc;
 }
 
-/* Copy s for a message: a quoted CSV field may hold line breaks, and an error
- * is one line, so control characters become '?' (at most 80 characters). */
-static void msg_text(char *out, size_t n, const char *s)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < n && i < 80; i++)
-        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    out[i] = '\0';
-}
-
 int ncu_value(const struct ncu_table *t, int row, int col, double *v, char err[NCU_ERR_MAX])
 {
     const char *s = ncu_cell(t, row, col);
@@ -757,6 +901,16 @@ int ncu_value(const struct ncu_table *t, int row, int col, double *v, char err[N
         msg_text(text, sizeof text, s);
         snprintf(err, NCU_ERR_MAX, "%s:%d:%d: %s: '%s' is not a number", t->path, t->line[k],
                  t->col[k], name, text);
+        return -1;
+    }
+    if (!ncu_unit_known(t->units[col])) {
+        /* scale 1 would be a silently wrong value */
+        size_t k = (size_t)row * t->ncols + col;
+        char name[96], unit[96];
+        msg_text(name, sizeof name, t->names[col]);
+        msg_text(unit, sizeof unit, t->units[col]);
+        snprintf(err, NCU_ERR_MAX, "%s:%d:%d: %s: unknown unit '%s' (smsim cannot scale it)",
+                 t->path, t->line[k], t->col[k], name, unit);
         return -1;
     }
     char base[64];

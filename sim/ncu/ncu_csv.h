@@ -46,7 +46,8 @@ void ncu_table_free(struct ncu_table *t);
 
 /* Column of `name` (exact), or -1. */
 int ncu_col(const struct ncu_table *t, const char *name);
-/* Row whose "ID" cell is `id`, or -1. */
+/* Row whose "ID" cell is `id`, or -1 (IDs are unique: a raw page with a
+ * duplicate ID is refused by the parser). */
 int ncu_row_by_id(const struct ncu_table *t, const char *id);
 /* Cell text (NULL when absent). */
 const char *ncu_cell(const struct ncu_table *t, int row, int col);
@@ -61,9 +62,16 @@ int ncu_parse_number(const char *s, double *v);
  * anything else -> 1, itself).  base must hold 64 bytes. */
 double ncu_unit_scale(const char *unit, char base[64]);
 
+/* 1 if ncu_value can scale a value in `unit` to its base unit: "", "%",
+ * a time (ns/us/ms/s, nsecond...second), a count word (byte, cycle, inst,
+ * hz, warp, thread, sector, ...) with an optional K/M/G/T prefix, then any
+ * "/WORD" of an unprefixed count word, "%", "s" or "second".  0 otherwise. */
+int ncu_unit_known(const char *unit);
+
 /* Value of column `col` in row `row`, in base units.  0 and *v; 1 when the
  * cell is absent, empty or "n/a"; -1 when it is not a number, with
- * "path:line:col: NAME: 'TEXT' is not a number" in err. */
+ * "path:line:col: NAME: 'TEXT' is not a number" in err, or its unit is not
+ * one ncu_unit_known() accepts ("... NAME: unknown unit 'U' ..."). */
 int ncu_value(const struct ncu_table *t, int row, int col, double *v, char err[NCU_ERR_MAX]);
 
 /* Metric `name` of row `row`, as ncu computed it, at the best precision the

@@ -16,13 +16,19 @@ int report_parse_format(const char *name)
     return -1;
 }
 
+int report_write_part(FILE *f, int format, const char *config, const struct arch *a,
+                      const struct report_kernel *k, int n, int first, int parts)
+{
+    switch (format) {
+    case REPORT_TEXT: return report_text(f, config, a, k, n, first, parts);
+    case REPORT_JSON: return report_json(f, config, a, k, n, first, parts);
+    case REPORT_CSV: return report_csv(f, config, a, k, n, first, parts);
+    default: return -1;
+    }
+}
+
 int report_write(FILE *f, int format, const char *config, const struct arch *a,
                  const struct report_kernel *k, int n)
 {
-    switch (format) {
-    case REPORT_TEXT: return report_text(f, config, a, k, n);
-    case REPORT_JSON: return report_json(f, config, a, k, n);
-    case REPORT_CSV: return report_csv(f, config, a, k, n);
-    default: return -1;
-    }
+    return report_write_part(f, format, config, a, k, n, 0, REPORT_HEAD | REPORT_TAIL);
 }

@@ -31,12 +31,21 @@ int report_parse_format(const char *name);
  * (printed in headers and as JSON "config").  Returns 0, -1 on a write error. */
 int report_write(FILE *f, int format, const char *config, const struct arch *a,
                  const struct report_kernel *k, int n);
+/* Part of that report, for a run that writes each kernel as soon as it is
+ * simulated and frees its counters (a trace of 10,000 kernels): kernels
+ * k[0..n) are kernels first..first+n-1 of the report; REPORT_HEAD adds what
+ * comes before the first kernel (the CSV header rows from k[0], or from
+ * empty counters when n is 0), REPORT_TAIL what comes after the last.  The
+ * parts written in order give report_write()'s bytes exactly. */
+enum { REPORT_HEAD = 1, REPORT_TAIL = 2 };
+int report_write_part(FILE *f, int format, const char *config, const struct arch *a,
+                      const struct report_kernel *k, int n, int first, int parts);
 int report_text(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n);
+                const struct report_kernel *k, int n, int first, int parts);
 int report_json(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n);
+                const struct report_kernel *k, int n, int first, int parts);
 int report_csv(FILE *f, const char *config, const struct arch *a,
-               const struct report_kernel *k, int n);
+               const struct report_kernel *k, int n, int first, int parts);
 
 /* A CSV field (RFC 4180: in quotes, a quote doubled): always quoted when
  * `always` (ncu quotes every field), else only when s holds a comma, quote

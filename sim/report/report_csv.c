@@ -39,29 +39,32 @@ static void dims_field(FILE *f, const uint32_t d[3])
 }
 
 int report_csv(FILE *f, const char *config, const struct arch *a,
-               const struct report_kernel *k, int n)
+               const struct report_kernel *k, int n, int first, int parts)
 {
     struct stats_metric m[STATS_METRICS_MAX];
     int nm = 0;
-    if (n > 0)
-        nm = stats_metrics(k[0].s, a, m, STATS_METRICS_MAX);
-    else {
-        /* No kernel: still print the two header rows from empty counters. */
-        struct stats_kernel z = {0};
-        nm = stats_metrics(&z, a, m, STATS_METRICS_MAX);
+    (void)first;
+    if (parts & REPORT_HEAD) {
+        if (n > 0)
+            nm = stats_metrics(k[0].s, a, m, STATS_METRICS_MAX);
+        else {
+            /* No kernel: still print the two header rows from empty counters. */
+            struct stats_kernel z = {0};
+            nm = stats_metrics(&z, a, m, STATS_METRICS_MAX);
+        }
+        field(f, 1, "Kernel Name");
+        field(f, 0, "Block Size");
+        field(f, 0, "Grid Size");
+        for (int j = 0; j < nm; j++)
+            field(f, 0, m[j].name);
+        fputc('\n', f);
+        field(f, 1, "");
+        field(f, 0, "");
+        field(f, 0, "");
+        for (int j = 0; j < nm; j++)
+            field(f, 0, m[j].unit);
+        fputc('\n', f);
     }
-    field(f, 1, "Kernel Name");
-    field(f, 0, "Block Size");
-    field(f, 0, "Grid Size");
-    for (int j = 0; j < nm; j++)
-        field(f, 0, m[j].name);
-    fputc('\n', f);
-    field(f, 1, "");
-    field(f, 0, "");
-    field(f, 0, "");
-    for (int j = 0; j < nm; j++)
-        field(f, 0, m[j].unit);
-    fputc('\n', f);
     for (int i = 0; i < n; i++) {
         const struct stats_kernel *s = k[i].s;
         nm = stats_metrics(s, a, m, STATS_METRICS_MAX);

@@ -65,16 +65,18 @@ static void dims(FILE *f, const uint32_t d[3])
 }
 
 int report_json(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n)
+                const struct report_kernel *k, int n, int first, int parts)
 {
-    fputs("{\n  \"config\": ", f);
-    report_json_string(f, config);
-    fputs(",\n  \"kernels\": [", f);
+    if (parts & REPORT_HEAD) {
+        fputs("{\n  \"config\": ", f);
+        report_json_string(f, config);
+        fputs(",\n  \"kernels\": [", f);
+    }
     for (int i = 0; i < n; i++) {
         const struct stats_kernel *s = k[i].s;
         struct stats_metric m[STATS_METRICS_MAX];
         int nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
-        fputs(i ? ",\n    {\n" : "\n    {\n", f);
+        fputs(first + i ? ",\n    {\n" : "\n    {\n", f);
         fprintf(f, "      \"index\": %d,\n      \"name\": ", k[i].index);
         report_json_string(f, s->launch.name);
         fputs(",\n      \"grid\": ", f);
@@ -90,6 +92,7 @@ int report_json(FILE *f, const char *config, const struct arch *a,
         }
         fputs("\n      }\n    }", f);
     }
-    fputs(n ? "\n  ]\n}\n" : "]\n}\n", f);
+    if (parts & REPORT_TAIL)
+        fputs(first + n ? "\n  ]\n}\n" : "]\n}\n", f);
     return ferror(f) ? -1 : 0;
 }

@@ -163,8 +163,10 @@ static void section(FILE *f, const char *name, const struct stats_metric *m, int
 }
 
 int report_text(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n)
+                const struct report_kernel *k, int n, int first, int parts)
 {
+    (void)first;
+    (void)parts; /* no header or trailer */
     for (int i = 0; i < n; i++) {
         const struct stats_kernel *s = k[i].s;
         const struct tr_launch *l = &s->launch;

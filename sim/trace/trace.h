@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* TRACE_PIPE_MAX: the most bytes read from a pipe or device (which is held
+ * in memory, see trace_open). */
+enum { TRACE_PIPE_MAX = 1 << 30 };
 enum { TRACE_ERR_MAX = 512, TR_MAX_DST = 4, TR_MAX_SRC = 6, TR_MAX_DEPTH = 8 };
 
 /* Register ids: one flat space so a scoreboard can index them.
@@ -182,7 +185,8 @@ struct trace_ops {
 struct trace_kernel {
     const struct trace_ops *ops; /* reader implementation                        */
     struct tr_launch launch;     /* launch parameters                            */
-    uint64_t warp_insts_hint;    /* total warp-instructions if known cheaply, else 0 */
+    uint64_t warp_insts_hint;    /* total warp-instructions if known cheaply (UINT64_MAX:
+                                    2^64 or more), else 0 */
     void *impl;                  /* reader-owned data                            */
     const char *error;           /* after a failed warp_begin: the reader's one-line
                                     "file:line:col: message" (reader-owned), or NULL */
@@ -198,8 +202,10 @@ struct trace_file {
     struct trace_kernel **kernels; /* owned                                      */
 };
 
-/* Open any supported trace (format detected from content/name).  On error
- * returns NULL and writes one line "file:line:col: message" into err. */
+/* Open any supported trace (format detected from content/name).  "-" is
+ * standard input; standard input, pipes, FIFOs and devices are read once
+ * into memory (at most TRACE_PIPE_MAX bytes) and must be native traces.  On
+ * error returns NULL and writes one line "file:line:col: message" into err. */
 struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX]);
 void trace_close(struct trace_file *t);
 
@@ -237,5 +243,15 @@ uint64_t tr_grid_blocks(const struct tr_launch *l);
  * ops->warp_count when the reader has it, else by walking the stream.
  * Returns UINT64_MAX if (block, warp) is out of range. */
 uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp);
+/* A cheap lower bound of the kernel's warp-instructions, known before the
+ * run: the reader's hint when it has one (exact), else the larger of the
+ * warp count (every warp executes at least its EXIT) and warp 0's count
+ * when the reader counts cheaply.  Saturates at UINT64_MAX. */
+uint64_t tr_kernel_insts_floor(struct trace_kernel *k);
+/* Make a message safe for a terminal, in place (at most cap bytes with the
+ * NUL): control bytes, DEL, bytes that are not UTF-8 and the invisible
+ * byte-order mark become \xHH, so input bytes such as an escape sequence
+ * are shown, not obeyed.  Idempotent. */
+void tr_msg_escape(char *msg, size_t cap);
 
 #endif

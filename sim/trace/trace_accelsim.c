@@ -36,6 +36,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "trace/trace_accelsim.h"
 #include "trace/trace_accelsim_int.h"
 
@@ -266,6 +267,14 @@ static int parse_header(struct as_kernel *k, struct as_lr *r, char *err)
                 return KERR(k, err, ln, (size_t)(bad - line) + 1,
                               "-%s must be (x,y,z) with each 1..2147483647, got '%.40s'",
                               hkeys[h], val);
+            /* block indices are 32-bit (as in the native reader): a product
+             * that wrapped would simulate a few blocks and succeed */
+            if (h == H_GRID &&
+                (uint64_t)l->grid[0] * l->grid[1] > UINT32_MAX / l->grid[2])
+                return KERR(k, err, ln, vcol, "-grid dim has more than 4294967295 blocks");
+            if (h == H_BLOCK &&
+                (uint64_t)l->block[0] * l->block[1] > UINT32_MAX / l->block[2])
+                return KERR(k, err, ln, vcol, "-block dim has more than 4294967295 threads");
             break;
         case H_SHMEM:
             if (parse_int(val, 0, 0x7fffffff, &shmem))
@@ -1408,6 +1417,15 @@ static int open_list(const char *path, struct as_shared *sh, struct trace_file *
             rc = -1;
             break;
         }
+        struct stat kst;
+        if (!fstat(fileno(t), &kst) && S_ISDIR(kst.st_mode)) {
+            snprintf(err, TRACE_ERR_MAX, "%s:%lu:%zu: kernel trace '%s' is a directory", path,
+                     ln, col, full);
+            fclose(t);
+            free(full);
+            rc = -1;
+            break;
+        }
         fclose(t);
         rc = open_kernel(full, sh, out, err);
         free(full);
@@ -1416,7 +1434,7 @@ static int open_list(const char *path, struct as_shared *sh, struct trace_file *
         nk++;
     }
     if (!rc && ferror(fp)) {
-        snprintf(err, TRACE_ERR_MAX, "%s: read error", path);
+        snprintf(err, TRACE_ERR_MAX, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
     if (!rc && nk == 0) {

@@ -60,6 +60,7 @@ struct fctx {
     uint32_t opcap, instcap, codecap, exprcap; /* array capacities             */
     struct tr_expr_launch lc;/* launch constants for expressions               */
     int has_bar;             /* a BAR instruction was seen                     */
+    int bar_ids;             /* one more than the highest barrier id used      */
     int barriers_given;      /* header gave barriers=                          */
     unsigned bar_line, bar_col; /* position of barriers= in the header         */
     struct frame fr[TR_NATIVE_MAX_NEST]; /* open blocks                         */
@@ -77,6 +78,7 @@ static int perr(struct fctx *f, unsigned line, size_t col, const char *fmt, ...)
         vsnprintf(e + n, (size_t)(TRACE_ERR_MAX - n), fmt, ap);
         va_end(ap);
     }
+    tr_msg_escape(e, TRACE_ERR_MAX);
     return -1;
 }
 
@@ -381,6 +383,30 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
 
 static struct frame *top(struct fctx *f) { return &f->fr[f->nfr - 1]; }
 
+/* A BAR's first operand, a barrier id (0x0..0xf; the hardware has 16
+ * named barriers): within the header's barriers= when given, and the
+ * highest id sets the default (one more than it). */
+static int check_bar_id(struct fctx *f, const char *t, size_t tn, size_t at)
+{
+    char buf[24];
+    if (tn >= sizeof buf)
+        return ERR(f, at, "barrier id '%.*s' is not 0..15", (int)tn, t);
+    memcpy(buf, t, tn);
+    buf[tn] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(buf, &end, 0);
+    if (*end || errno || v > 15)
+        return ERR(f, at, "barrier id '%s' is not 0..15", buf);
+    int l_bars = f->k->launch.barriers;
+    if (f->barriers_given && l_bars > 0 && (int)v >= l_bars) /* 0: reported at the "}" */
+        return ERR(f, at, "barrier id %lu, but kernel '%s' declares barriers=%d (ids 0..%d)", v,
+                   f->k->launch.name, l_bars, l_bars - 1);
+    if ((int)v + 1 > f->bar_ids)
+        f->bar_ids = (int)v + 1;
+    return 0;
+}
+
 /* Account for a new statement in the innermost block. */
 static int stmt_begin(struct fctx *f, size_t at)
 {
@@ -470,6 +496,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
         if (tn > 1 && s[tat + tn - 1] == ';')
             tn--;
         const char *t = s + tat;
+        if (in.kind == TR_K_BARRIER && idx == 0 && tn && t[0] >= '0' && t[0] <= '9' &&
+            check_bar_id(f, t, tn, tat))
+            return -1;
         char cls = 0;
         size_t rn = word_len(t);
         int r = rn == tn ? reg_of(t, rn, &cls) : REG_NOTREG;
@@ -929,6 +958,7 @@ static int parse_kernel(struct fctx *f, const char *s, size_t at)
     f->lc.gy = grid[1];
     f->lc.gz = grid[2];
     f->has_bar = 0;
+    f->bar_ids = 0;
     f->barriers_given = (seen >> H_BARRIERS) & 1;
     f->bar_line = f->line;
     f->bar_col = (unsigned)fat[H_BARRIERS] + 1;
@@ -967,15 +997,17 @@ static int finish_kernel(struct fctx *f, size_t at)
         return perr(f, f->bar_line, f->bar_col, "barriers=0 but kernel '%s' executes BAR",
                     l->name);
     if (!f->barriers_given)
-        l->barriers = f->has_bar ? 1 : 0;
+        l->barriers = f->has_bar ? (f->bar_ids > 1 ? f->bar_ids : 1) : 0;
     f->nfr--;
 
-    /* Exact hint when no control depends on block or warp. */
+    /* Exact hint when no control depends on block or warp; a total of 2^64
+     * or more saturates (not 0, "unknown": the run refuses it up front). */
     f->k->warp_insts_hint = 0;
     if (!pg->dynamic) {
         uint64_t per = nt_count(pg, 0, 0), w = (uint64_t)pg->warps * pg->blocks, h;
-        if (!__builtin_mul_overflow(per, w, &h) && per != UINT64_MAX)
-            f->k->warp_insts_hint = h;
+        if (__builtin_mul_overflow(per, w, &h) || per == UINT64_MAX)
+            h = UINT64_MAX;
+        f->k->warp_insts_hint = h;
     }
     /* Trim slack so memory is what the program needs. */
     if (pg->nops) {
@@ -1137,33 +1169,86 @@ static int parse_line(struct fctx *f, char *s)
                tok_len(s + p), s + p);
 }
 
+/* One line of fp into buf (newline dropped, NUL-terminated).  Returns its
+ * length; RL_EOF at the end of the file; RL_LONG for a line of cap bytes or
+ * more (it stops reading there: a file of NUL bytes or without newlines
+ * would otherwise grow a buffer until memory runs out); RL_ERROR on a read
+ * error (errno set: a read error must not end the file quietly).  *nul is
+ * where the line's first NUL byte is, or -1. */
+enum { RL_EOF = -1, RL_LONG = -2, RL_ERROR = -3 };
+static long read_line(FILE *fp, char *buf, size_t cap, long *nul)
+{
+    size_t n = 0;
+    int c;
+    *nul = -1;
+    while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+        if (n + 1 >= cap) {
+            if (*nul >= 0)
+                break; /* the NUL byte is the better message */
+            return RL_LONG;
+        }
+        if (c == '\0' && *nul < 0)
+            *nul = (long)n;
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    if (c == EOF) {
+        if (ferror(fp))
+            return RL_ERROR;
+        if (n == 0)
+            return RL_EOF;
+    }
+    return (long)n;
+}
+
+/* A carriage return before the end of a line: old Mac OS line endings (\r
+ * alone), which would make the whole file one line, and a message quoting
+ * it would be overwritten on a terminal.  (CRLF's final \r is fine.) */
+static int check_cr(struct fctx *f, unsigned line, const char *s, size_t len)
+{
+    const char *cr = memchr(s, '\r', len);
+    if (cr && (size_t)(cr - s) + 1 < len)
+        return perr(f, line, (size_t)(cr - s) + 1,
+                    "carriage return (\\r) inside a line: old Mac line endings? (lines end "
+                    "with \\n or \\r\\n)");
+    return 0;
+}
+
 static int parse_file(struct gctx *g, const char *path, FILE *fp)
 {
     struct fctx *f = calloc(1, sizeof *f);
-    if (!f) {
+    char *line = malloc(TR_NATIVE_MAX_LINE + 1);
+    if (!f || !line) {
+        free(f);
+        free(line);
         snprintf(g->err, TRACE_ERR_MAX, "%s: out of memory", path);
         return -1;
     }
     f->g = g;
     f->path = path;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
+    long len, nul;
     int rc = 0;
     errno = 0;
-    while ((len = getline(&line, &cap, fp)) >= 0) {
+    while ((len = read_line(fp, line, TR_NATIVE_MAX_LINE + 1, &nul)) >= 0) {
         f->line++;
-        if (len > 0 && line[len - 1] == '\n')
-            line[--len] = '\0';
-        size_t sl = strlen(line);
-        if ((ssize_t)sl != len) {
-            rc = ERR(f, sl, "NUL byte in line (not a text trace?)");
+        if (nul >= 0) {
+            rc = ERR(f, (size_t)nul, "NUL byte in line (not a text trace?)");
             break;
         }
+        /* a UTF-8 byte-order mark (some Windows editors write one) */
+        if (f->line == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+            len -= 3;
+            memmove(line, line + 3, (size_t)len + 1);
+        }
+        if ((rc = check_cr(f, f->line, line, (size_t)len)))
+            break;
         if ((rc = parse_line(f, line)))
             break;
     }
-    if (!rc && ferror(fp)) {
+    if (!rc && len == RL_LONG && !(rc = check_cr(f, f->line + 1, line, TR_NATIVE_MAX_LINE)))
+        rc = perr(f, f->line + 1, 1, "line longer than %d bytes (not a text trace?)",
+                  TR_NATIVE_MAX_LINE);
+    if (!rc && len == RL_ERROR) {
         snprintf(g->err, TRACE_ERR_MAX, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }

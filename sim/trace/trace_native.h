@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include "trace/trace.h"
 
-enum { TR_NATIVE_MAX_INCLUDE = 16, TR_NATIVE_MAX_NEST = 64 };
+/* TR_NATIVE_MAX_LINE: the longest line, in bytes (without its newline); a
+ * longer one is an error, not a reason to grow a buffer without end. */
+enum { TR_NATIVE_MAX_INCLUDE = 16, TR_NATIVE_MAX_NEST = 64, TR_NATIVE_MAX_LINE = 65535 };
 
 /* Parse `path` (and its includes), appending its kernels to *out (which the
  * caller initialised; on error the kernels already appended stay in *out for
