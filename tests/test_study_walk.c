@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -126,8 +127,16 @@ static void check_trace(const struct arch *a, const char *path)
     uint64_t issued = 0;
     for (int i = 0; i < a->sm_count * a->subpartitions; i++)
         issued += st.smsp[i].inst_issued;
+    /* The engine's lone warp (eng_disp.h): its block starts at launch_start,
+     * its first instruction is in after max(fetch_latency, icache_cold), the
+     * walk's cycles follow; then the dispatcher takes the block back
+     * (dispatch_retire, the cycle rounded up) and the kernel ends
+     * launch_drain later. */
     uint64_t fetch = (uint64_t)(a->fetch_latency > 0 ? a->fetch_latency : 0);
-    uint64_t want = lw.cycles + fetch;
+    if ((uint64_t)a->icache_cold > fetch)
+        fetch = (uint64_t)a->icache_cold;
+    uint64_t want = (uint64_t)a->launch_start + fetch + lw.cycles +
+                    (uint64_t)ceil(a->dispatch_retire) + (uint64_t)a->launch_drain;
     printf("%-40s insts %6llu walk %8llu + fetch %llu, engine %8llu, global memory %d, "
            "slack %.0f\n", path, (unsigned long long)lw.insts, (unsigned long long)lw.cycles,
            (unsigned long long)fetch, (unsigned long long)st.cycles_elapsed, nmem, mslack);

@@ -56,16 +56,23 @@ params() {
     sgemm)     SASS=val_sgemm; RE='^_Z9val_sgemm'; COUNTS=$KIT/source/sgemm-b4.sass.csv ;;
     # ROWS = 32 rows per thread, unrolled 16x: counter += 0x10 until 0x20.
     stencil5)  SASS=val_stencil; RE='^_Z12val_stencil5'; EXTRA=(--trip 0x0ae0=2) ;;
+    # VALIDATION case of issue #19 (kit-2026-12-01): the seeds' H100 example,
+    # one launch (traces/seeds_32x12k.trace has the same 27 instructions).
+    seed32x12k) SASS=val_seed32x12k; RE='^_Z14val_seed32x12k' ;;
     *) echo "gen-traces: unknown case $1" >&2; exit 1 ;;
   esac
 }
 
 CASES="ffma-ilp1 ffma-ilp2 ffma-ilp4 copy vecadd dchain-k0 dchain-k4 dchain-k16 smem-tile reduce sgemm stencil5"
+# Cases measured by a later kit: case -> kit, and its CSV/stdout under it.
+LATER_CASES="seed32x12k"
+kit_of() { case $1 in seed32x12k) echo validate/data/h200/kit-2026-12-01 ;; *) echo "$KIT" ;; esac; }
+csv_of() { case $1 in seed32x12k) echo "$(kit_of "$1")/seed/seed32x12k-ncu" ;; *) echo "$KIT/valid/$1" ;; esac; }
 
 # One line per profiled launch: ID gx gy gz bx by bz regs smem_static smem_dynamic
 # barriers inst_executed blocks_per_sm (b from the LAUNCH lines, in ncu's order).
 rows() {
-  python3 - "$KIT/valid/$1.raw.csv" "$KIT/valid/$1.stdout" <<'EOF'
+  python3 - "$(csv_of "$1").raw.csv" "$(csv_of "$1").stdout" <<'EOF'
 import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 head, data = rows[0], rows[2:]          # rows[1] is the units row
@@ -85,7 +92,11 @@ for r, l in zip(data, launches):
     print(r[head.index('ID')], *[num(r, 'launch__%s' % k) for k in
           ('grid_dim_x', 'grid_dim_y', 'grid_dim_z', 'block_dim_x', 'block_dim_y', 'block_dim_z',
            'registers_per_thread', 'shared_mem_per_block_static', 'shared_mem_per_block_dynamic',
-           'barrier_count')], num(r, 'smsp__inst_executed.sum'), kv['b'])
+           'barrier_count')], num(r, 'smsp__inst_executed.sum'),
+          # a LAUNCH line without b= (one launch, not a residency sweep): the
+          # residency ncu's occupancy limits give
+          kv['b'] if 'b' in kv else min(int(num(r, 'launch__occupancy_limit_%s' % k)) for k in
+                                         ('blocks', 'registers', 'shared_mem', 'warps')))
 EOF
 }
 
@@ -93,8 +104,9 @@ mkdir -p "$OUT"
 MANIFEST="$OUT/manifest.tsv"
 printf 'case\tblocks_per_sm\ttrace\tncu_csv\tncu_id\n' > "$MANIFEST.tmp"
 npoints=0
-for c in $CASES; do
+for c in $CASES $LATER_CASES; do
   params "$c"
+  K=$(kit_of "$c")
   rm -rf "${OUT:?}/$c"
   mkdir -p "$OUT/$c"
   rows "$c" > "$OUT/$c/.rows"
@@ -102,7 +114,7 @@ for c in $CASES; do
     t="$OUT/$c/b$b.trace"
     cargs=()
     [ "$COUNTS" = - ] || cargs=(--counts "$COUNTS")
-    if ! "$SMSIM" sass2trace --sass "$KIT/build/$SASS.sass" --kernel "$RE" "${cargs[@]}" \
+    if ! "$SMSIM" sass2trace --sass "$K/build/$SASS.sass" --kernel "$RE" "${cargs[@]}" \
          ${EXTRA[@]+"${EXTRA[@]}"} --annot "$ANNOT/$c.annot" \
          --grid "$gx,$gy,$gz" --block "$bx,$by,$bz" --regs "$regs" \
          --smem-static "$ss" --smem-dynamic "$sd" --barriers "$bar" \
@@ -110,7 +122,7 @@ for c in $CASES; do
       echo "gen-traces: FAILED: $c b=$b (ncu ID $id): see the message above" >&2
       exit 1
     fi
-    printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$b" "$t" "$KIT/valid/$c.raw.csv" "$id" >> "$MANIFEST.tmp"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$b" "$t" "$(csv_of "$c").raw.csv" "$id" >> "$MANIFEST.tmp"
     npoints=$((npoints + 1))
   done < "$OUT/$c/.rows"
   rm -f "$OUT/$c/.rows"

@@ -86,6 +86,17 @@ struct arch {
     int ibuffer_depth;         /* scheduler.ibuffer_depth: decoded instructions buffered per warp */
     int branch_latency;        /* scheduler.branch_latency: cycles a taken branch stalls its warp */
     int block_launch_latency;  /* scheduler.block_launch_latency: cycles to place a block on an SM */
+    int launch_start;          /* scheduler.launch_start: kernel start to the first block dispatch */
+    int launch_drain;          /* scheduler.launch_drain: last warp retired to kernel end */
+    double dispatch_launch;    /* scheduler.dispatch_launch: GPU-wide dispatcher's cycles
+                                  per block it hands out (0 = free)               */
+    double dispatch_retire;    /* scheduler.dispatch_retire: its cycles per finished block
+                                  it takes back (0 = free)                        */
+    double sm_block_cycles;    /* scheduler.sm_block_cycles: an SM's launch cost per block */
+    int icache_cold;           /* scheduler.icache_cold: extra cycles of an SM's first
+                                  instruction fetch of the kernel                 */
+    double sm_warp_cycles;     /* scheduler.sm_warp_cycles: an SM's launch cost per warp of
+                                  the block                                       */
 
     /* --- pipes (engine) ---------------------------------------------- */
     struct arch_pipe_cfg pipe[PIPE_COUNT]; /* pipes.<name>.{latency,issue_interval,dep} */

@@ -98,7 +98,27 @@ static const struct arch_key keys[] = {
     KI("scheduler.branch_latency", branch_latency, 0, 10000, "8", "cycles",
        "cycles a taken branch stalls its warp (ncu 'branch_resolving')"),
     KI("scheduler.block_launch_latency", block_launch_latency, 0, 1000000, "100", "cycles",
-       "cycles to place a new block on an SM"),
+       "least cycles from a block slot freed on an SM to the next block resident in it"),
+    KI("scheduler.launch_start", launch_start, 0, 1000000, "0", "cycles",
+       "from kernel start until the dispatcher hands out the first block"),
+    KI("scheduler.launch_drain", launch_drain, 0, 1000000, "0", "cycles",
+       "from the last warp's retirement until the kernel ends (counted in elapsed cycles)"),
+    KD("scheduler.dispatch_launch", dispatch_launch, 0, 1000000, "0", "cycles",
+       "GPU-wide block dispatcher, one for all SMs: cycles it is busy per block it hands "
+       "out (0 = free)"),
+    KD("scheduler.dispatch_retire", dispatch_retire, 0, 1000000, "0", "cycles",
+       "the same dispatcher: cycles it is busy per finished block it takes back; a freed "
+       "slot is refilled only after that (0 = free).  Steady rate: 1 / (dispatch_launch + "
+       "dispatch_retire) blocks per cycle"),
+    KD("scheduler.sm_block_cycles", sm_block_cycles, 0, 1000000, "0", "cycles",
+       "an SM starts its blocks one at a time: cycles between two block starts on one SM "
+       "(plus scheduler.sm_warp_cycles per warp of the block)"),
+    KI("scheduler.icache_cold", icache_cold, 0, 100000, "0", "cycles",
+       "an SM's first instruction fetch of a kernel takes this much longer (the "
+       "instruction cache starts empty); warps that start before it arrives wait for it"),
+    KD("scheduler.sm_warp_cycles", sm_warp_cycles, 0, 100000, "0", "cycles",
+       "an SM's start cost per warp of a block: warp i of a block becomes resident "
+       "i x this after the block's start, and the SM's next block start waits for it"),
     /* pipes */
     PIPE("fma", PIPE_FMA, "FP32 pipe (FFMA, FADD, FMUL)", "4", "1", "fixed"),
     PIPE("alu", PIPE_ALU, "integer/logic pipe (IADD3, LOP3, ISETP, ...)", "4", "2", "fixed"),

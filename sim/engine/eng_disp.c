@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,22 +12,59 @@
 #include "engine/eng_run.h"
 #include "engine/eng_util.h"
 
+/* The GPU-wide dispatcher hands out one block no earlier than `ready`
+ * (fractional cycles) to SM smi: it is busy with it from d = max(ready,
+ * disp_next) for dispatch_launch cycles, and the block starts on the SM at
+ * max(d, sm_ready[smi]); the SM can start its next block blk_cost later.
+ * Returns the whole cycle the block starts.  Serial phase only. */
+static uint64_t hand_out(struct eng_run *r, int smi, double ready)
+{
+    double d = ready > r->disp_next ? ready : r->disp_next;
+    r->disp_next = d + r->a->dispatch_launch;
+    double s = d > r->sm_ready[smi] ? d : r->sm_ready[smi];
+    r->sm_ready[smi] = s + r->blk_cost;
+    double c = ceil(s);
+    return c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
+}
+
+/* The dispatcher takes back a block that finished at t: busy from
+ * max(t, disp_next) for dispatch_retire cycles.  Returns the (fractional)
+ * cycle it is done, after which the slot may be refilled. */
+static double take_back(struct eng_run *r, uint64_t t)
+{
+    double d = (double)t > r->disp_next ? (double)t : r->disp_next;
+    r->disp_next = d + r->a->dispatch_retire;
+    double c = ceil(r->disp_next);
+    uint64_t done = c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
+    if (done > r->last_back)
+        r->last_back = done;
+    return r->disp_next;
+}
+
 void eng_disp_first_wave(struct eng_run *r)
 {
     /* block i -> SM i % sm_count, so consecutive blocks spread over the SMs
-     * as the hardware dispatcher does */
+     * as the hardware dispatcher does (docs/model.md: the measured order
+     * pairs the two SMs of a TPC and walks the GPCs; every SM is alike here,
+     * so SM order stands for it) */
     uint64_t nsm = (uint64_t)r->a->sm_count;
     uint64_t first = nsm * (uint64_t)r->bps;
     if (first > r->nblocks)
         first = r->nblocks;
+    r->disp_next = (double)r->a->launch_start;
+    for (uint64_t i = 0; i < nsm; i++) {
+        r->sm[i].next = ENG_NEVER;
+        r->sm[i].code_at = ENG_NEVER;
+    }
     for (uint64_t i = 0; i < first; i++) {
         struct eng_sm *sm = &r->sm[i % nsm];
         struct eng_bslot *bs = &sm->bs[i / nsm];
         bs->state = ENG_BS_PENDING;
         bs->block = (uint32_t)i;
-        bs->launch_at = 0;
+        bs->launch_at = hand_out(r, (int)(i % nsm), (double)r->a->launch_start);
         sm->npending++;
-        sm->next = 0;
+        if (bs->launch_at < sm->next)
+            sm->next = bs->launch_at;
     }
     r->next_block = first;
 }
@@ -45,24 +83,33 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         int slot = b * r->wpb + i;
         struct eng_warp *w = &sm->w[slot];
         struct eng_smsp *sp = &sm->sp[slot % sub];
+        /* the SM starts the block's warps one after another (sm_warp_cycles) */
+        uint64_t tw = t + (uint64_t)((double)i * r->a->sm_warp_cycles);
         memset(w, 0, offsetof(struct eng_warp, sb));
         eng_sb_reset(&w->sb);
-        sp->until[slot / sub] = t;
-        eng_smsp_lower(sp, t);
+        sp->until[slot / sub] = tw;
+        eng_smsp_lower(sp, tw);
         if (sp->hi <= slot / sub)
             sp->hi = slot / sub + 1;
         w->resident = 1;
         w->block = bs->block;
         w->wib = (uint16_t)i;
         w->bslot = (uint8_t)b;
-        w->launch = w->since = t;
+        w->launch = w->since = tw;
         w->state = WS_NO_INSTRUCTION;
-        w->fetch_ready = eng_fetch_first(r->a, t);
+        /* the SM's first fetch of the kernel misses the instruction cache
+         * (scheduler.icache_cold); warps that start before the code is in
+         * wait for it */
+        if (sm->code_at == ENG_NEVER)
+            sm->code_at = tw + (uint64_t)r->a->icache_cold;
+        w->fetch_ready = eng_fetch_first(r->a, tw);
+        if (w->fetch_ready < sm->code_at)
+            w->fetch_ready = sm->code_at;
         w->age = (uint64_t)bs->block * (uint64_t)r->wpb + (uint64_t)i;
         if (sp->resident++ == 0)
-            sp->active_since = t;
+            sp->active_since = tw;
         if (sm->resident++ == 0)
-            sm->active_since = t;
+            sm->active_since = tw;
         w->cur.nrun = 0; /* no run announced unless the reader's warp_begin sets one */
         w->cur.run = NULL;
         if (r->k->ops->warp_begin(r->k, bs->block, (uint32_t)i, &w->cur) != 0) {
@@ -79,7 +126,7 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         }
         if (!w->ni) { /* empty stream: gone at once */
             w->finished = 1;
-            w->store_done = t;
+            w->store_done = tw;
             bs->live--;
         }
     }
@@ -116,39 +163,45 @@ void eng_disp_retired(struct eng_run *r, int smi, int b, uint64_t t)
     sm->nfr++;
 }
 
-/* Hand the next blocks of the grid to the slots in r->freed, all freed at
- * t: rank 0 of every SM in SM order, then rank 1, ... (slots freed on
- * several SMs in one cycle get the pending blocks round-robin over the SMs,
- * as in the first wave, rather than all on the lowest SM).  Returns the
- * cycle they launch, ENG_NEVER if no block was left. */
+/* The slots in r->freed, all freed at t: the dispatcher takes their blocks
+ * back, then hands the next blocks of the grid to them, rank 0 of every SM
+ * in SM order, then rank 1, ... (slots freed on several SMs in one cycle get
+ * the pending blocks round-robin over the SMs, as in the first wave, rather
+ * than all on the lowest SM).  Returns the earliest cycle a block starts,
+ * ENG_NEVER if none. */
 static uint64_t assign(struct eng_run *r, uint64_t t)
 {
     int lat = r->a->block_launch_latency;
-    uint64_t at = t + (uint64_t)(lat > 1 ? lat : 1);
-    uint64_t first = r->next_block;
-    for (int rank = 0; r->nfreed > 0 && r->next_block < r->nblocks; rank++) {
-        int left = 0;
+    /* a block starts at least max(1, block_launch_latency) after its slot
+     * freed: the epoch bound of eng_par.c rests on it */
+    double ready = (double)(t + (uint64_t)(lat > 1 ? lat : 1));
+    uint64_t low = ENG_NEVER;
+    int maxrank = 0;
+    for (int i = 0; i < r->nfreed; i++)
+        if (r->freed[i].rank > maxrank)
+            maxrank = r->freed[i].rank;
+    for (int rank = 0; rank <= maxrank; rank++) {
         for (int i = 0; i < r->nfreed; i++) {
-            if (r->freed[i].rank != rank) {
-                left += r->freed[i].rank > rank;
+            if (r->freed[i].rank != rank)
                 continue;
-            }
+            double back = take_back(r, t);
             if (r->next_block >= r->nblocks)
-                break;
+                continue;
             struct eng_sm *sm = &r->sm[r->freed[i].sm];
             struct eng_bslot *bs = &sm->bs[r->freed[i].bslot];
             bs->state = ENG_BS_PENDING;
             bs->block = (uint32_t)r->next_block++;
+            uint64_t at = hand_out(r, r->freed[i].sm, back > ready ? back : ready);
             bs->launch_at = at;
             sm->npending++;
             if (at < sm->next)
                 sm->next = at;
+            if (at < low)
+                low = at;
         }
-        if (!left)
-            break;
     }
     r->nfreed = 0;
-    return r->next_block > first ? at : ENG_NEVER;
+    return low;
 }
 
 uint64_t eng_disp_refill(struct eng_run *r, int nfree)

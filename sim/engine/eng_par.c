@@ -6,7 +6,8 @@
  * time:
  *   - a request that reaches L2 is ready at least mem_min_latency() cycles
  *     after it issued (mem.h), and
- *   - a block slot freed at t is refilled at t + max(1, block_launch_latency).
+ *   - a block slot freed at t is refilled no earlier than t + max(1,
+ *     block_launch_latency) (eng_disp.c).
  * So time is cut into epochs [E, E + len) with len at most both bounds:
  * within an epoch every SM runs alone, a request's answer is a placeholder
  * later than the epoch, and freed slots wait.  At the epoch end one thread

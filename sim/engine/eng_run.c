@@ -24,6 +24,15 @@ static const char *check_arch(const struct arch *a)
         return "memory.l2_latency and memory.dram_latency must be <= 100000";
     if (a->block_launch_latency > 1000000)
         return "scheduler.block_launch_latency must be <= 1000000";
+    if (a->launch_start < 0 || a->launch_start > 1000000 || a->launch_drain < 0 ||
+        a->launch_drain > 1000000)
+        return "scheduler.launch_start and scheduler.launch_drain must be 0..1000000";
+    if (!(a->dispatch_launch >= 0 && a->dispatch_launch <= 1000000) ||
+        !(a->dispatch_retire >= 0 && a->dispatch_retire <= 1000000) ||
+        !(a->sm_block_cycles >= 0 && a->sm_block_cycles <= 1000000) ||
+        !(a->sm_warp_cycles >= 0 && a->sm_warp_cycles <= 100000))
+        return "scheduler.dispatch_launch, dispatch_retire, sm_block_cycles and sm_warp_cycles "
+               "must be 0..1000000 (sm_warp_cycles 0..100000)";
     if (a->subpartitions < 1)
         return "sm.subpartitions must be >= 1";
     if (a->warp_size < 1 || a->warp_size > 32)
@@ -78,6 +87,7 @@ static void free_run(struct eng_run *r)
     }
     free(r->sm);
     free(r->freed);
+    free(r->sm_ready);
 }
 
 static int alloc_run(struct eng_run *r)
@@ -89,7 +99,8 @@ static int alloc_run(struct eng_run *r)
     r->slots_per_smsp = (nslots + sub - 1) / sub;
     r->sm = eng_line_calloc((size_t)a->sm_count, sizeof *r->sm);
     r->freed = calloc((size_t)a->sm_count * (size_t)r->bps, sizeof *r->freed);
-    if (!r->sm || !r->freed)
+    r->sm_ready = calloc((size_t)a->sm_count, sizeof *r->sm_ready);
+    if (!r->sm || !r->freed || !r->sm_ready)
         return -1;
     for (int i = 0; i < a->sm_count; i++) {
         struct eng_sm *sm = &r->sm[i];
@@ -211,6 +222,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     if (r.bps > 255) /* eng_warp.bslot is 8 bits; no GPU has more resident blocks */
         r.bps = 255;
     r.nblocks = nblocks;
+    r.blk_cost = a->sm_block_cycles + a->sm_warp_cycles * (double)r.wpb;
     mem_cfg_init(&r.mcfg, a, occ.smem_config_bytes, o->seed);
     if (alloc_run(&r) != 0) {
         free_run(&r);
@@ -246,6 +258,11 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         if (c->last_retire > out->cycles_elapsed)
             out->cycles_elapsed = c->last_retire;
     }
+    /* the kernel ends launch_drain cycles after the dispatcher took back
+     * its last block (eng_disp.h) */
+    if (r.last_back > out->cycles_elapsed)
+        out->cycles_elapsed = r.last_back;
+    out->cycles_elapsed += (uint64_t)a->launch_drain;
     /* Readers that decode lazily (Accel-Sim) know the count only now. */
     out->unknown_insts = k->unknown_insts;
     free_run(&r);

@@ -137,6 +137,8 @@ struct eng_sm {
     uint64_t active_since; /* cycle the SM went from 0 to 1 resident warps          */
     int resident;          /* resident warps                                        */
     int npending;          /* block slots in ENG_BS_PENDING                         */
+    uint64_t code_at;      /* cycle the kernel's code is in the SM's instruction
+                              cache (ENG_NEVER: no warp has fetched yet)          */
     struct mem_sm mem;     /* the SM's memory units (SM-local memory stage)          */
     struct eng_bslot *bs;  /* [bps]                                                 */
     struct eng_warp *w;    /* [bps * wpb], slot s lives on SMSP s % subpartitions   */
@@ -184,6 +186,14 @@ struct eng_run {
     uint64_t nblocks;           /* blocks in the grid                              */
     uint64_t next_block;        /* next block the dispatcher hands out             */
     struct eng_freed *freed;    /* [sm_count * bps] block slots freed in one cycle */
+    double disp_next;           /* dispatcher (serial phase only): earliest cycle,
+                                   fractional, it is free for its next job         */
+    uint64_t last_back;         /* cycle the dispatcher finished taking back the
+                                   latest finished block (serial phase only)       */
+    double *sm_ready;           /* [sm_count] (serial phase only): earliest cycle,
+                                   fractional, each SM may start its next block    */
+    double blk_cost;            /* an SM's cycles per block start: sm_block_cycles
+                                   + sm_warp_cycles x wpb                          */
     int nfreed;                 /* entries in freed                                */
     char *err;                  /* message buffer [512]                            */
 };

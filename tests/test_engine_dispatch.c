@@ -1,0 +1,191 @@
+/* test_engine_dispatch.c — block launch: the GPU-wide dispatcher's rate,
+ * the per-SM start cost, the refill after a block is taken back, the start
+ * and drain of the kernel (eng_disp.h).  Every expectation is computed by
+ * hand from the rules in eng_disp.h.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "test_engine_util.h"
+
+static void run_ok(const struct arch *a, struct tu_kernel *t, const struct engine_opts *o,
+                   struct stats_kernel *st)
+{
+    char err[512];
+    if (engine_run(a, &t->k, o, st, err) != 0)
+        fail_msg("engine_run: %s", err);
+}
+
+/* Warps that only EXIT: with fetch_latency 0 a warp resident at t issues
+ * its EXIT at t and retires at t + 1 (test_engine_grid.c, tail_and_cap). */
+static void exit_only(struct tu_kernel *t, uint32_t grid)
+{
+    tu_kernel_init(t, grid, 32, NULL, 0, 0);
+}
+
+/* N = 10 one-warp blocks on one SM, all in the first wave (32 slots), the
+ * SM busy sm_block_cycles = 100 per block start, no other cost: block k
+ * starts at S + 100 k (S = launch_start = 20) and retires one cycle later;
+ * the kernel ends launch_drain = 50 after the last one:
+ * 20 + 100 x 9 + 1 + 50 = 971. */
+static void per_sm_cost(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sm_block_cycles = 100;
+    a.launch_start = 20;
+    a.launch_drain = 50;
+    struct engine_opts o;
+    tu_opts(&o);
+    struct tu_kernel t;
+    exit_only(&t, 10);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.occ.blocks_per_sm, 32);
+    assert_int_equal(st.sm[0].blocks, 10);
+    assert_int_equal(st.cycles_elapsed, 20 + 100 * 9 + 1 + 50);
+    /* one warp at a time, each resident one cycle: 10 active cycles */
+    assert_int_equal(st.sm[0].cycles_active, 10);
+    stats_kernel_free(&st);
+}
+
+/* The per-warp cost: 4 blocks of 4 warps (128 threads) on one SM,
+ * sm_warp_cycles = 10 and no per-block cost: the SM is busy 40 cycles per
+ * block, so block k starts at 40 k, and its warp i is resident at
+ * 40 k + 10 i, retiring a cycle later.  The last warp (k = 3, i = 3)
+ * retires at 120 + 30 + 1 = 151.  The SM is active from a block's start
+ * (its warps hold their slots while they wait to start) to its last warp's
+ * retirement: 31 cycles per block, the blocks never overlap: 4 x 31 = 124;
+ * each warp is counted active for its one cycle: 16 warp-cycles. */
+static void per_warp_cost(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sm_warp_cycles = 10;
+    struct engine_opts o;
+    tu_opts(&o);
+    struct tu_kernel t;
+    tu_kernel_init(&t, 4, 128, NULL, 0, 0);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.cycles_elapsed, 151);
+    assert_int_equal(st.sm[0].cycles_active, 4 * 31);
+    assert_int_equal(st.sm[0].warps_active, 16);
+    stats_kernel_free(&st);
+}
+
+/* Block starts, recorded by the observer. */
+struct starts {
+    uint64_t from[16]; /* by block */
+    int sm[16];        /* by block */
+};
+
+static void on_block(void *ud, int sm, uint32_t block, uint64_t from, uint64_t to)
+{
+    (void)to;
+    struct starts *s = ud;
+    if (block < 16) {
+        s->from[block] = from;
+        s->sm[block] = sm;
+    }
+}
+
+/* The GPU-wide rate: 12 one-warp blocks on 3 SMs, the dispatcher busy
+ * dispatch_launch = 7 cycles per block and nothing else: block k leaves it
+ * at 7 k to SM k % 3 and starts there at once.  The dispatcher is one unit:
+ * it takes finished blocks back (dispatch_retire = 0 cycles each) only when
+ * it is free, after the last hand-out at 77 + 7 = 84, the kernel's end. */
+static void gpu_rate(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 3);
+    a.dispatch_launch = 7;
+    struct starts rec;
+    memset(&rec, 0, sizeof rec);
+    struct engine_observer obs;
+    memset(&obs, 0, sizeof obs);
+    obs.ud = &rec;
+    obs.block_life = on_block;
+    struct engine_opts o;
+    tu_opts(&o);
+    o.obs = &obs;
+    struct tu_kernel t;
+    exit_only(&t, 12);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    for (int k = 0; k < 12; k++) {
+        assert_int_equal(rec.from[k], 7 * k);
+        assert_int_equal(rec.sm[k], k % 3);
+    }
+    assert_int_equal(st.cycles_elapsed, 84);
+    for (int m = 0; m < 3; m++)
+        assert_int_equal(st.sm[m].blocks, 4);
+    stats_kernel_free(&st);
+}
+
+/* Refill: 4 one-warp blocks through one slot (blocks_per_sm_cap 1) of one
+ * SM; dispatch_retire = 5, block_launch_latency = 20.  Block 0 starts at 0
+ * and retires at 1; the dispatcher takes it back over [1, 6); the next
+ * block may start at max(6, 1 + 20) = 21.  So block k starts at 21 k and
+ * retires at 21 k + 1; the last (k = 3) is taken back at 64 + 5 = 69, the
+ * kernel's end. */
+static void refill_after_take_back(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.dispatch_retire = 5;
+    a.block_launch_latency = 20;
+    struct engine_opts o;
+    tu_opts(&o);
+    o.blocks_per_sm_cap = 1;
+    struct tu_kernel t;
+    exit_only(&t, 4);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.cycles_elapsed, 21 * 3 + 1 + 5);
+    assert_int_equal(st.sm[0].blocks, 4);
+    stats_kernel_free(&st);
+}
+
+/* A cold instruction cache: the SM's first fetch waits icache_cold = 30
+ * more cycles, and so does every warp that starts before the code is in.
+ * 3 one-warp blocks on one SM, sm_block_cycles 20: resident at 0, 20, 40;
+ * the code is in at 30, so the first two EXIT at 30 and retire at 31, the
+ * third EXITs at 40 and retires at 41. */
+static void icache_cold(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sm_block_cycles = 20;
+    a.icache_cold = 30;
+    struct engine_opts o;
+    tu_opts(&o);
+    struct tu_kernel t;
+    exit_only(&t, 3);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.cycles_elapsed, 41);
+    /* warps_active: (31 - 0) + (31 - 20) + (41 - 40) = 43 */
+    assert_int_equal(st.sm[0].warps_active, 43);
+    stats_kernel_free(&st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(per_sm_cost),
+        cmocka_unit_test(per_warp_cost),
+        cmocka_unit_test(gpu_rate),
+        cmocka_unit_test(refill_after_take_back),
+        cmocka_unit_test(icache_cold),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
