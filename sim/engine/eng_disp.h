@@ -1,20 +1,25 @@
 /* eng_disp.h — block residency: which block goes to which SM slot and
- * when it becomes resident (docs/model.md, "Block launch").
+ * when it becomes resident (docs/model.md, "GPU and block dispatch").
  *
- * One GPU-wide dispatcher hands out the grid's blocks in order, at most one
- * every scheduler.dispatch_interval cycles, the first at
- * scheduler.launch_start.  Each SM starts its blocks one at a time:
- * scheduler.sm_block_cycles + scheduler.sm_warp_cycles x (warps of the
- * block) after one block's start the next may start, and warp i of a block
- * becomes resident i x sm_warp_cycles after the block's start.  The first
- * wave goes out in block order, block i to SM i % sm_count.  A slot freed
- * when its block's last warp retired is refilled at the epoch end
+ * One GPU-wide dispatcher, a serial unit, hands out the grid's blocks in
+ * order (scheduler.dispatch_launch cycles each, the first at
+ * scheduler.launch_start) and takes finished blocks back
+ * (scheduler.dispatch_retire cycles each).  Each SM starts its blocks one
+ * at a time: scheduler.sm_block_cycles + scheduler.sm_warp_cycles x (warps
+ * of the block) after one block's start the next may start, and warp i of
+ * a block becomes resident i x sm_warp_cycles after the block's start.  The
+ * first wave goes out in block order, block i to SM i % sm_count.  A slot
+ * freed when its block's last warp retired is handled at the epoch end
  * (eng_par.c), cycle by cycle, rank 0 of every SM in SM order, then rank 1,
- * ...; its block leaves the dispatcher no earlier than
- * scheduler.block_launch_latency cycles (at least one) after the slot
- * freed.  The kernel ends scheduler.launch_drain cycles after its last
- * warp retired (eng_run.c).  The dispatcher's and the SMs' start times live
- * in struct eng_run and are touched only here, single-threaded.
+ * ...: the dispatcher takes the block back, then hands the slot the next
+ * block, which starts no earlier than scheduler.block_launch_latency cycles
+ * (at least one) after the slot freed.  An SM's first warp fetches the
+ * kernel's code scheduler.icache_cold cycles after it starts; no warp of
+ * the SM gets an instruction before that.  The kernel ends
+ * scheduler.launch_drain cycles after the later of its last warp's
+ * retirement and the last take-back (eng_run.c).  The dispatcher's and the
+ * SMs' start times live in struct eng_run and are touched only here, in the
+ * serial phase.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
