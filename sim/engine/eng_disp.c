@@ -12,6 +12,14 @@
 #include "engine/eng_run.h"
 #include "engine/eng_util.h"
 
+/* The whole cycle at or after the fractional time x (clamped below
+ * ENG_NEVER, which means "never"). */
+static uint64_t whole_cycle(double x)
+{
+    double c = ceil(x);
+    return c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
+}
+
 /* The GPU-wide dispatcher hands out one block no earlier than `ready`
  * (fractional cycles) to SM smi: it is busy with it from d = max(ready,
  * disp_next) for dispatch_launch cycles, and the block starts on the SM at
@@ -23,8 +31,7 @@ static uint64_t hand_out(struct eng_run *r, int smi, double ready)
     r->disp_next = d + r->a->dispatch_launch;
     double s = d > r->sm_ready[smi] ? d : r->sm_ready[smi];
     r->sm_ready[smi] = s + r->blk_cost;
-    double c = ceil(s);
-    return c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
+    return whole_cycle(s);
 }
 
 /* The dispatcher takes back a block that finished at t: busy from
@@ -34,8 +41,7 @@ static double take_back(struct eng_run *r, uint64_t t)
 {
     double d = (double)t > r->disp_next ? (double)t : r->disp_next;
     r->disp_next = d + r->a->dispatch_retire;
-    double c = ceil(r->disp_next);
-    uint64_t done = c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
+    uint64_t done = whole_cycle(r->disp_next);
     if (done > r->last_back)
         r->last_back = done;
     return r->disp_next;
