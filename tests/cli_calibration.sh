@@ -10,7 +10,8 @@
 #     gives exactly the cycles per instruction calibrate.py assumed when it
 #     subtracted the engine's own cycles from the measurement (so a change in
 #     how the engine counts load time shows up here, not as a silent bias);
-#     likewise for 32-lane (divergent) chases at L1, L2 and DRAM, and for
+#     likewise for 32-lane (divergent) chases at L1, L2 and DRAM (DRAM's
+#     latencies are draws: within 2 % of the mean), and for
 #     FFMA and IMAD throughput with 8 warps per SMSP (the fma datapaths).
 #
 # Needs python3 (standard library only); without it the test is skipped (77).
@@ -162,7 +163,11 @@ while read -r tag name cyc; do
     # 256 more trips in b, ipt instructions each: the difference is their cost
     n=$((256 * $(ipt "$name")))
     per=$(awk -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%.3f", (b - a) / n }')
-    awk -v p="$per" -v c="$cyc" 'BEGIN { exit !(p == c) }' \
+    # DRAM latencies are draws (memory.dram_latency_spread): the chases
+    # check their mean, within 2 % over the 512 loads
+    tol=0
+    case "$name" in dram_chase_*) tol=0.02 ;; esac
+    awk -v p="$per" -v c="$cyc" -v t="$tol" 'BEGIN { d = p - c; if (d < 0) d = -d; exit !(d <= t * c) }' \
         || fail "engine check $name: $per cycles per instruction, calibrate.py assumed $cyc"
     checked=$((checked + 1))
 done <"$T/values"

@@ -127,9 +127,28 @@ def ncu_num(tab, path, name):
     return float(val.replace(",", "")), "%s:%d (%s)" % (path, line, name)
 
 
+def exp_max(n):
+    """E[max of n draws] of the engine's latency-spread table (sim/mem/mem.c
+    exp_bins: the means of 64 equal-probability bins of an exponential of
+    mean 1), read from the source so there is one definition."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sim", "mem", "mem.c")
+    try:
+        with open(src, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        die("%s: %s" % (src, e.strerror))
+    m = re.search(r"exp_bins\[64\] = \{([^}]*)\}", text)
+    if not m:
+        die("%s: no exp_bins table" % src)
+    t = [float(x) for x in m.group(1).replace("\n", " ").split(",") if x.strip()]
+    if len(t) != 64:
+        die("%s: exp_bins has %d entries, not 64" % (src, len(t)))
+    return sum(t[k] * (((k + 1) / 64.0) ** n - (k / 64.0) ** n) for k in range(64))
+
+
 def read_engine_constants(path):
     """The uncalibrated memory keys the engine's load time depends on."""
-    want = ("sector_bytes", "line_bytes", "l1_bytes_per_clk", "l2_bytes_per_clk")
+    want = ("sector_bytes", "line_bytes", "l1_bytes_per_clk", "l2_bytes_per_clk", "dram_gbps")
     got = {}
     try:
         with open(path, encoding="utf-8") as fh:
@@ -233,22 +252,16 @@ def main(argv):
     wr = find(bw, kernel="write")
     ncu_bps, ncu_bps_src = ncu_num(ncu, ncu_path, "dram__bytes.sum.per_second")
     ncu_pct, ncu_pct_src = ncu_num(ncu, ncu_path, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
-    gbps = rnd(rd.num("GBps_med"))
-    o.key("memory.dram_gbps", "%d" % gbps,
-          "float4 streams over 1 GiB, median of 10 (CUDA events): read %.1f GB/s, write %.1f, "
-          "copy %.1f (read+written); ncu on the copy: %.1f GB/s of DRAM traffic = %.1f%% of "
-          "peak (peak implied %.0f GB/s; datasheet 4800)"
-          % (rd.num("GBps_med"), wr.num("GBps_med"), cp.num("GBps_med"), ncu_bps / 1e9, ncu_pct,
-             ncu_bps / 1e9 / (ncu_pct / 100.0)),
-          "the engine's DRAM server serves exactly dram_gbps, so it gets the achievable rate, "
-          "not the 4.8 TB/s pin rate: the read stream's median %.1f -> %d (%.1f%% of the "
-          "datasheet)" % (rd.num("GBps_med"), gbps, 100.0 * gbps / 4800.0),
-          [rd.where(), wr.where(), cp.where(), ncu_bps_src, ncu_pct_src],
-          "mixed read/write traffic reaches less (copy %.1f GB/s events, %.1f ncu: read/write "
-          "turnaround); the engine has one rate for reads and write-backs, so a 1:1 copy is "
-          "predicted ~%.0f%% fast" % (cp.num("GBps_med"), ncu_bps / 1e9,
-                                       100.0 * (gbps / (ncu_bps / 1e9) - 1.0)))
+    gbps = eng["dram_gbps"]
     dram_bpc = gbps * 1e9 / (mhz * 1e6)
+    o.p("memory.dram_gbps = %g is not derived here: it is the DRAM banks' raw rate, fitted by "
+        "validate/calib_dram.py so that the simulated memory-level-parallelism sweep "
+        "(kit-2026-12-01/mlp) reaches the measured plateau.  For comparison, float4 streams "
+        "over 1 GiB (CUDA events): read %.1f GB/s, write %.1f, copy %.1f; ncu on the copy "
+        "%.1f GB/s = %.1f%% of peak (%s; %s)"
+        % (gbps, rd.num("GBps_med"), wr.num("GBps_med"), cp.num("GBps_med"), ncu_bps / 1e9,
+           ncu_pct, rd.where(), ncu_bps_src))
+    o.p()
 
     # ---------------------------------------------------------------- pipes
     o.p("== Pipes (calib_pipes: 256 chain instructions + ~3 loop-control per iteration) ==")
@@ -471,6 +484,28 @@ def main(argv):
         base = lat + t32
         m32 = r32.num("cyc_per_load")
         target = rnd(m32)
+        if lev == 3:
+            # DRAM: the 32 lines draw their latencies independently (lines
+            # 4 KiB apart: one draw each, memory.dram_spread_bytes) and the
+            # load waits for the slowest: E[max of 32 draws] of the engine's
+            # own table (sim/mem/mem.c exp_bins) times the spread.
+            e32 = exp_max(32)
+            sp = (m32 - base) / (e32 - 1.0)
+            o.key("memory.dram_latency_spread", "%.1f" % sp,
+                  "%s: 1 lane %.2f, 32 lanes (32 lines) %.2f cycles per load"
+                  % (name, r1.num("cyc_per_load"), m32),
+                  "engine without a spread: %d + %.3f (32 sectors through the servers) = %.3f; "
+                  "the slowest of 32 exponential draws averages %.3f means (the engine's "
+                  "64-bin table), one draw %.0f: spread = (%.2f - %.3f) / (%.3f - 1) = %.1f"
+                  % (lat, t32, base, e32, 1.0, m32, base, e32, sp),
+                  [r1.where(), r32.where()],
+                  "one warp cannot tell a spread of DRAM latencies from a per-line cost; the "
+                  "spread is what makes a warp that waits for many lines (several loads in "
+                  "flight) wait longer, as the memory-level-parallelism sweep shows "
+                  "(validate/calib_dram.py)")
+            o.engine.append(("dram_chase_1lane", dl + extra(1, 3)[0]))
+            o.engine.append(("dram_chase_32lanes", target))
+            continue
         c = per_line(base, target)
         o.key("memory.%s_cycles_per_line" % lev_name, "%.2f" % c,
               "%s: 1 lane %.2f, 32 lanes (32 lines) %.2f cycles per load: %.2f per extra line"
@@ -485,11 +520,8 @@ def main(argv):
               "lines) then keep exactly the calibrated byte rates")
         if lev == 1:
             o.engine.append(("l1_chase_32lanes", target))
-        elif lev == 2:
-            o.engine.append(("l2_chase_32lanes", target))
         else:
-            o.engine.append(("dram_chase_1lane", dl + extra(1, 3)[0]))
-            o.engine.append(("dram_chase_32lanes", target))
+            o.engine.append(("l2_chase_32lanes", target))
 
     # ---------------------------------------------------------------- values
     o.p("== Values (config key value), then what the engine must give per dependent "

@@ -121,6 +121,13 @@ struct arch {
     double dram_cycles_per_line; /* memory.dram_cycles_per_line: DRAM latency per excess line */
     int lsu_queue_depth;       /* memory.lg_queue_depth: global/local instrs in flight per SMSP before lg_throttle */
     int mio_queue_depth;       /* memory.mio_queue_depth: shared/MUFU instrs queued per SMSP before mio_throttle */
+    int l1_ways;               /* memory.l1_ways: L1 associativity (tags)        */
+    int l2_ways;               /* memory.l2_ways: L2 associativity (tags)        */
+    int l1_mshr_lines;         /* memory.l1_mshr_lines: lines in flight per SM, 0 = no limit */
+    int dram_banks;            /* memory.dram_banks: independent DRAM servers     */
+    double l2_latency_spread;  /* memory.l2_latency_spread: mean of an L2 hit's exponential extra latency */
+    double dram_latency_spread; /* memory.dram_latency_spread: the same for DRAM */
+    int dram_spread_bytes;     /* memory.dram_spread_bytes: contiguous bytes sharing one DRAM draw */
 };
 
 /* One "section.key=value" override, applied after the file with the same

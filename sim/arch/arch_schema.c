@@ -168,6 +168,25 @@ static const struct arch_key keys[] = {
        "global/local instructions queued per SMSP before ncu 'lg_throttle'"),
     KI("memory.mio_queue_depth", mio_queue_depth, 1, 1024, "16", "instructions",
        "shared/MUFU instructions queued per SMSP before ncu 'mio_throttle'"),
+    KI("memory.l1_ways", l1_ways, 1, 1024, "4", "ways",
+       "L1 associativity: lines per set of the sectored L1 tag array (accesses with addresses)"),
+    KI("memory.l2_ways", l2_ways, 1, 1024, "16", "ways",
+       "L2 associativity: lines per set of the sectored L2 tag array (accesses with addresses)"),
+    KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "lines",
+       "lines an SM can have in flight to L2 (miss table); when full the L1 stage waits "
+       "(ncu 'lg_throttle' behind it); 0 = no limit"),
+    KI("memory.dram_banks", dram_banks, 1, 65536, "1", "banks",
+       "independent DRAM servers, each serving dram_gbps / dram_banks; a line goes to the one "
+       "its address hashes to, so queues (loaded latency) grow with utilisation; 1 = one server"),
+    KD("memory.l2_latency_spread", l2_latency_spread, 0, 100000, "0", "cycles",
+       "mean extra latency of an L2 hit beyond its minimum (exponential tail; l2_latency is the "
+       "mean): a warp waiting for many lines waits for the slowest"),
+    KD("memory.dram_latency_spread", dram_latency_spread, 0, 100000, "0", "cycles",
+       "mean extra latency of a DRAM access beyond its minimum (exponential tail; dram_latency "
+       "is the unloaded mean)"),
+    KI("memory.dram_spread_bytes", dram_spread_bytes, 1, 1 << 30, "128", "bytes",
+       "aligned span of addresses that shares one DRAM latency draw (contiguous lines of one "
+       "access arrive together; lines further apart draw independently)"),
 };
 
 static const struct arch_section sections[] = {

@@ -93,10 +93,10 @@ struct par_ctl {
     struct par_bar done;        /* every SM reached the epoch end                 */
 };
 
-/* A request in a thread's outbox, packed into half a cache line: the
- * serial phase reads every request the other threads gathered, and they
- * then write the same lines again, so each byte here crosses between cores
- * twice per epoch.
+/* A request in a thread's outbox, packed into 48 bytes: the serial phase
+ * reads every request the other threads gathered, and they then write the
+ * same lines again, so each byte here crosses between cores twice per
+ * epoch.
  * key: the cycle's offset in the epoch (bits 34-63; epochs are at most
  * max(l2/dram latency, block_launch_latency) <= 10^6 cycles long), the SM
  * (bits 22-33; gpu.sm_count <= 1024), excess lines (bits 0-21; at most
@@ -108,11 +108,19 @@ struct par_srv {
     uint64_t key;               /* (cycle - epoch start, SM, excess), above        */
     double t1;                  /* mem_req.t1                                     */
     double rdy;                 /* mem_req.rdy                                    */
-    uint32_t m;                 /* sectors to L2; bit 31: a store                 */
-    uint32_t x;                 /* L2 hits (loads), DRAM write-backs (stores)     */
+    uint64_t dkey;              /* mem_req.key (latency draws)                    */
+    uint32_t m;                 /* sectors to L2; bit 31: a store; bit 30: an
+                                   atomic; bit 29: tagged                         */
+    uint32_t x;                 /* L2 hits (loads), DRAM write-backs (stores);
+                                   tagged: the lines' count                       */
+    uint32_t lo;                /* tagged: first line in its SM's mem_sm.lines     */
+    uint32_t pad;               /* (keeps the layout explicit)                    */
 };
 
 #define SRV_STORE (UINT32_C(1) << 31)
+#define SRV_ATOM (UINT32_C(1) << 30)
+#define SRV_TAGGED (UINT32_C(1) << 29)
+#define SRV_FLAGS (SRV_STORE | SRV_ATOM | SRV_TAGGED)
 enum { SRV_T_SHIFT = 34, SRV_SM_SHIFT = 22 }; /* key fields, above (check_arch
                                                keeps the values in range)     */
 #define SRV_EX_MASK ((UINT64_C(1) << SRV_SM_SHIFT) - 1)
@@ -128,21 +136,34 @@ static struct par_srv srv_pack(const struct mem_req *s, uint64_t e, int sm)
     p.key = (s->t - e) << SRV_T_SHIFT | (uint64_t)sm << SRV_SM_SHIFT | (uint64_t)s->excess;
     p.t1 = s->t1;
     p.rdy = s->rdy;
-    p.m = (uint32_t)s->m | (s->is_store ? SRV_STORE : 0);
+    p.dkey = s->key;
+    p.m = (uint32_t)s->m | (s->is_store ? SRV_STORE : 0) | (s->is_atom ? SRV_ATOM : 0) |
+          (s->tagged ? SRV_TAGGED : 0);
     /* a load's sectors are L2 hits or DRAM reads (m3 = m - h2, no
      * write-back); a store's all "hit" (h2 = m, m3 = 0) */
-    p.x = (uint32_t)(s->is_store ? s->wb : s->h2);
+    p.x = s->tagged ? (uint32_t)s->nl : (uint32_t)(s->is_store ? s->wb : s->h2);
+    p.lo = (uint32_t)s->lo;
+    p.pad = 0;
     return p;
 }
 
 static void srv_unpack(const struct par_srv *p, uint64_t e, struct mem_req *s)
 {
+    memset(s, 0, sizeof *s);
     s->t = e + (p->key >> SRV_T_SHIFT);
     s->excess = (int)(p->key & SRV_EX_MASK);
     s->t1 = p->t1;
     s->rdy = p->rdy;
+    s->key = p->dkey;
     s->is_store = (p->m & SRV_STORE) != 0;
-    s->m = (int)(p->m & ~SRV_STORE);
+    s->is_atom = (p->m & SRV_ATOM) != 0;
+    s->tagged = (p->m & SRV_TAGGED) != 0;
+    s->m = (int)(p->m & ~SRV_FLAGS);
+    if (s->tagged) {
+        s->nl = (int)p->x;
+        s->lo = (int)p->lo;
+        return;
+    }
     s->h2 = s->is_store ? s->m : (int)p->x;
     s->m3 = s->is_store ? 0 : s->m - (int)p->x;
     s->wb = s->is_store ? (int)p->x : 0;
@@ -437,7 +458,8 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, u
         struct par_out *o = &wk[best].out;
         struct mem_req sv;
         srv_unpack(&o->q[o->head], e, &sv);
-        uint64_t ready = mem_global(&r->mcfg, &r->mem, &sv);
+        uint64_t ready =
+            mem_global(&r->mcfg, &r->mem, &sv, r->sm[srv_sm(&o->q[o->head])].mem.lines.v);
         o->ans[o->head++] = ready;
         if (ready < low)
             low = ready;

@@ -83,8 +83,10 @@ static void free_run(struct eng_run *r)
             free(sm->req);
             free(sm->fr);
             free(sm->unres);
+            mem_sm_free(&sm->mem);
         }
     }
+    mem_gpu_free(&r->mem);
     free(r->sm);
     free(r->freed);
     free(r->sm_ready);
@@ -102,6 +104,8 @@ static int alloc_run(struct eng_run *r)
     r->sm_ready = calloc((size_t)a->sm_count, sizeof *r->sm_ready);
     if (!r->sm || !r->freed || !r->sm_ready)
         return -1;
+    if (mem_gpu_init(&r->mcfg, &r->mem) != 0)
+        return -1;
     for (int i = 0; i < a->sm_count; i++) {
         struct eng_sm *sm = &r->sm[i];
         sm->next = ENG_NEVER;
@@ -118,6 +122,8 @@ static int alloc_run(struct eng_run *r)
         sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
         sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);
         if (!sm->fr || !sm->unres)
+            return -1;
+        if (mem_sm_init(&r->mcfg, &sm->mem) != 0)
             return -1;
         for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];
@@ -258,6 +264,11 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         if (c->last_retire > out->cycles_elapsed)
             out->cycles_elapsed = c->last_retire;
     }
+    /* L2/DRAM outcomes of requests with addresses, decided GPU-wide */
+    out->dram_bytes += r.mem.cnt.dram_bytes;
+    out->l2_bytes += r.mem.cnt.l2_bytes;
+    out->l2_sector_hits += r.mem.cnt.l2_sector_hits;
+    out->l2_sectors += r.mem.cnt.l2_sectors;
     /* the kernel ends launch_drain cycles after the dispatcher took back
      * its last block (eng_disp.h) */
     if (r.last_back > out->cycles_elapsed)

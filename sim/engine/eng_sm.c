@@ -213,7 +213,12 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
     uint64_t wuid = (uint64_t)w->block * (uint64_t)r->wpb + w->wib;
     struct mem_local_res res;
     struct mem_req mr;
-    mem_local(&r->mcfg, &sm->mem, &sm->acc.mem, in, &w->dyn, wuid, w->cur.seq, t, &res, &mr);
+    if (mem_local(&r->mcfg, &sm->mem, &sm->acc.mem, in, &w->dyn, wuid, w->cur.seq, t,
+                  (uint32_t)sm->nreq, &res, &mr) != 0) {
+        eng_error(r, smi, t, "out of memory");
+        res.global = 0;
+        res.ready = res.sent = t + 1;
+    }
     uint64_t ready = res.ready;
     if (res.global) {
         /* the answer is at least mem_min_latency() away, past the epoch */
@@ -542,8 +547,15 @@ void eng_sm_settle(struct eng_run *r, int smi)
     struct eng_sm *sm = &r->sm[smi];
     int sub = r->sub;
     for (int i = 0; i < sm->nreq; i++) {
-        const struct eng_req *q = &sm->req[i];
+        struct eng_req *q = &sm->req[i];
         struct eng_warp *w = &sm->w[q->slot];
+        /* a request that merged into lines earlier requests of this epoch
+         * fetch is ready no sooner than they are (handles are indices
+         * into sm->req, and earlier ones are final by now) */
+        for (int d = 0; d < q->s.ndeps; d++)
+            if (sm->req[q->s.deps[d]].ready > q->ready)
+                q->ready = sm->req[q->s.deps[d]].ready;
+        mem_sm_answer(&sm->mem, &q->s, (uint32_t)i, q->ready);
         eng_sb_resolve(&w->sb, q->ph, q->ready);
         if (q->ready > w->mem_done)
             w->mem_done = q->ready;
@@ -552,6 +564,7 @@ void eng_sm_settle(struct eng_run *r, int smi)
         w->npend--;
     }
     sm->nreq = 0;
+    mem_sm_epoch_end(&sm->mem);
     uint64_t next = sm->next;
     for (int i = 0; i < sm->nunres; i++) {
         int slot = sm->unres[i];

@@ -35,6 +35,62 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
     c->seed = seed;
     c->per_line = a->l1_cycles_per_line > 0 || a->l2_cycles_per_line > 0 ||
                   a->dram_cycles_per_line > 0;
+    /* sector masks are 8 bits (mem_cache.h) */
+    int spl = a->sector_bytes > 0 ? a->line_bytes / a->sector_bytes : 0;
+    c->tags = spl >= 1 && spl <= 8 && a->line_bytes % a->sector_bytes == 0;
+    int banks = a->dram_banks > 1 ? a->dram_banks : 1;
+    c->bank_svc = c->dram_rate > 0 ? (double)banks * a->sector_bytes / c->dram_rate : 0;
+    /* the configured latencies are unloaded means (what a lone chase
+     * measures): take the spread's mean, and one sector's bank time for
+     * DRAM, off them */
+    c->l2_base = a->l2_latency - a->l2_latency_spread;
+    c->dram_base = a->dram_latency - a->dram_latency_spread - (banks > 1 ? c->bank_svc : 0);
+    if (c->l2_base < 1)
+        c->l2_base = 1;
+    if (c->dram_base < 1)
+        c->dram_base = 1;
+    c->min_lat = mem_min_latency(a);
+    c->chunk_lines = a->dram_spread_bytes > a->line_bytes && a->line_bytes > 0
+                         ? (uint64_t)(a->dram_spread_bytes / a->line_bytes) : 1;
+}
+
+int mem_sm_init(const struct mem_cfg *c, struct mem_sm *m)
+{
+    memset(m, 0, sizeof *m);
+    m->mshr.cap = c->a->l1_mshr_lines;
+    if (!c->tags || c->a->l1_ways < 1)
+        return 0;
+    return mem_cache_init(&m->l1, (uint64_t)c->l1_cap, c->a->l1_ways, c->a->line_bytes);
+}
+
+void mem_sm_free(struct mem_sm *m)
+{
+    mem_cache_free(&m->l1);
+    mem_mshr_free(&m->mshr);
+    free(m->lines.v);
+    memset(m, 0, sizeof *m);
+}
+
+int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    int banks = c->a->dram_banks > 1 ? c->a->dram_banks : 1;
+    g->bank_free = calloc((size_t)banks, sizeof *g->bank_free);
+    if (!g->bank_free)
+        return -1;
+    if (c->tags && c->a->l2_ways >= 1 &&
+        mem_cache_init(&g->l2, (uint64_t)c->l2_cap, c->a->l2_ways, c->a->line_bytes) != 0) {
+        mem_gpu_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+void mem_gpu_free(struct mem_gpu *g)
+{
+    free(g->bank_free);
+    mem_cache_free(&g->l2);
+    memset(g, 0, sizeof *g);
 }
 
 uint64_t mem_min_latency(const struct arch *a)
@@ -371,25 +427,234 @@ static void mio(const struct arch *a, struct mem_sm *m, const struct tr_inst *in
         res->ready = t + 1;
 }
 
-void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
-               const struct tr_inst *in, const struct tr_dyn *d, uint64_t warp_uid,
-               uint64_t seq, uint64_t t, struct mem_local_res *res, struct mem_req *req)
+/* The mean of each 1/64 quantile bin of an exponential distribution of
+ * mean 1 (64 times the bin's integral of -ln(1 - u)): a draw is one table
+ * entry, no libm call, so every platform gives the same bits.  Their
+ * average is exactly 1. */
+static const double exp_bins[64] = {
+    0.0078535110072324166, 0.023727193488789045, 0.039856925135981491, 0.056251102113726414,
+    0.072918540471078597, 0.089868504614545763, 0.10711073823670958, 0.12465549795866959,
+    0.14251358997721564, 0.16069641004458823, 0.17921598715131104, 0.19808503133143951,
+    0.21731698606606287, 0.23692608582635977, 0.2569274193730724, 0.27733699951773438,
+    0.29817184015365861, 0.31945004148528966, 0.34119088452569102, 0.36341493609877418,
+    0.38614416577936339, 0.40940207643796001, 0.43321385033481974, 0.4576065130405027,
+    0.48260911785843419, 0.50825295390611913, 0.53457178159331775, 0.56160209994332888,
+    0.58938345106918533, 0.6179587681796832, 0.64737477480403172, 0.6776824445570746,
+    0.70893753280795835, 0.74120119418479646, 0.77454070310275824, 0.80903029865763543,
+    0.84475218057084334, 0.88179768980132422, 0.92026871650615405, 0.96027939000535056,
+    1.0019581213794169, 1.0454500908721762, 1.0909203016686071, 1.1385573622476102,
+    1.1885782164422203, 1.2412341213282687, 1.2968182901843797, 1.3556757902405003,
+    1.418216544056321, 1.4849326814401422, 1.5564221157460274, 1.6334212338156995,
+    1.716851286685749, 1.8078860125180469, 1.9080533494451899, 2.0193942207723836,
+    2.1447217933081788, 2.2880688553408106, 2.4555158301618434, 2.6568709656687304,
+    2.9095425048844419, 3.2493405784752341, 3.7725887222397816, 5.1588830833596688,
+};
+
+/* A latency's spread beyond its level's minimum: mean * Exp(1), from key. */
+static double spread(double mean, uint64_t key)
+{
+    return mean > 0 ? mean * exp_bins[mix64(key) >> 58] : 0.0;
+}
+
+static int popc8(unsigned x)
+{
+    return tr_lanes(x & 0xffu);
+}
+
+static int lines_reserve(struct mem_lines *L, int more)
+{
+    if (L->n + more <= L->alloc)
+        return 0;
+    int na = L->alloc ? L->alloc : 256;
+    while (na < L->n + more)
+        na *= 2;
+    uint64_t *v = realloc(L->v, (size_t)na * sizeof *v);
+    if (!v)
+        return -1;
+    L->v = v;
+    L->alloc = na;
+    return 0;
+}
+
+/* The lines of an access with addresses, appended to L as (line << 8) |
+ * sectors, in first-touch order; *nsec gets its sectors.  Lanes' addresses
+ * mostly come in order, so the last line is tried first.  Returns the
+ * number of lines, -1 out of memory. */
+static int addr_line_list(const struct arch *a, const struct tr_dyn *d, uint64_t w,
+                          struct mem_lines *L, int *nsec)
+{
+    if (lines_reserve(L, 128) != 0)
+        return -1;
+    uint64_t S = (uint64_t)a->sector_bytes;
+    uint64_t spl = (uint64_t)a->line_bytes / S;
+    int lo = L->n, n = lo, sec = 0;
+    for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
+        uint64_t s0 = div_by(d->addr[i], S), s1 = div_by(d->addr[i] + w - 1, S);
+        for (uint64_t sx = s0; sx <= s1 && sx < s0 + 4; sx++) {
+            uint64_t line = div_by(sx, spl);
+            uint64_t bit = UINT64_C(1) << (sx - line * spl);
+            int j = n - 1;
+            if (j < lo || L->v[j] >> 8 != line)
+                for (j = lo; j < n && L->v[j] >> 8 != line; j++)
+                    ;
+            if (j < n && j >= lo) {
+                sec += !(L->v[j] & bit);
+                L->v[j] |= bit;
+            } else {
+                L->v[n++] = line << 8 | bit;
+                sec++;
+            }
+        }
+    }
+    L->n = n;
+    *nsec = sec;
+    return n - lo;
+}
+
+static void add_dep(struct mem_req *q, uint32_t ref)
+{
+    for (int i = 0; i < q->ndeps; i++)
+        if (q->deps[i] == ref)
+            return;
+    if (q->ndeps < MEM_MAX_DEPS) {
+        q->deps[q->ndeps++] = ref;
+        return;
+    }
+    /* full: keep the latest requests (the last issued arrive last, mostly) */
+    int lo = 0;
+    for (int i = 1; i < q->ndeps; i++)
+        if (q->deps[i] < q->deps[lo])
+            lo = i;
+    if (ref > q->deps[lo])
+        q->deps[lo] = ref;
+}
+
+static void req_base(struct mem_req *req, uint64_t t, double t1, uint64_t key, int excess,
+                     int is_store, int is_atom)
+{
+    memset(req, 0, sizeof *req);
+    req->t = t;
+    req->t1 = t1;
+    req->key = key;
+    req->excess = excess;
+    req->is_store = is_store;
+    req->is_atom = is_atom;
+}
+
+/* The tag path of mem_local: an access with addresses, lines in m->lines
+ * from lo.  Loads look up L1; a sector present is a hit, or, when its line
+ * is still in flight, waits for that line (merged: no request of its
+ * own); missing sectors allocate their line now and go to L2.  Stores
+ * write through and atomics run at L2: their lines all go on. */
+static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
+                      int lo, int nl, int nsec, int excess, int is_store, int is_atom,
+                      uint64_t key, uint64_t t, double t1, uint32_t ref,
+                      struct mem_local_res *res, struct mem_req *req)
+{
+    const struct arch *a = c->a;
+    req_base(req, t, t1, key, excess, is_store, is_atom);
+    req->tagged = 1;
+    uint64_t tt = cycle_ceil(t1, t); /* the cycle the tags are looked up */
+    uint64_t *v = m->lines.v;
+    int j = lo, miss = 0, fresh = 0, found = 0;
+    double rdy = 0.0;
+    for (int i = lo; i < lo + nl; i++) {
+        uint64_t line = v[i] >> 8;
+        unsigned want = (unsigned)(v[i] & 0xff);
+        if (is_store || is_atom) {
+            v[j++] = v[i];
+            miss += popc8(want);
+            continue;
+        }
+        unsigned valid;
+        long way = mem_cache_find(&m->l1, line, &valid);
+        unsigned have = way >= 0 ? valid & want : 0;
+        if (have) {
+            uint64_t f = m->l1.fill[way];
+            found += popc8(have);
+            if (f == MEM_UNKNOWN)
+                add_dep(req, m->l1.ref[way]);
+            else if ((double)f > rdy && f > tt)
+                rdy = (double)f;
+        }
+        unsigned need = want & ~have;
+        if (need) {
+            unsigned ev;
+            long wy = mem_cache_fill(&m->l1, line, need, 0, &ev);
+            if (wy >= 0) {
+                m->l1.fill[wy] = MEM_UNKNOWN;
+                m->l1.ref[wy] = ref;
+            }
+            v[j++] = line << 8 | need;
+            miss += popc8(need);
+            fresh++;
+        }
+    }
+    m->lines.n = j;
+    if (!is_store && !is_atom) {
+        cnt->l1_sectors += (uint64_t)nsec;
+        cnt->l1_sector_hits += (uint64_t)found;
+        if (found)
+            rdy = dmax(rdy, t1 + a->l1_latency + (excess ? excess * a->l1_cycles_per_line : 0.0));
+    }
+    /* the miss table: new lines need free entries, else the L1 stage
+     * waits (and everything behind it: the stage is in order) */
+    if (fresh && m->mshr.cap > 0) {
+        uint64_t room = mem_mshr_room(&m->mshr, tt, fresh);
+        if ((double)room > t1) {
+            t1 = (double)room;
+            if (t1 > m->l1_free)
+                m->l1_free = t1;
+        }
+        if (mem_mshr_take(&m->mshr, fresh, (uint64_t)ceil(t1) + c->min_lat, ref) != 0)
+            return -1;
+    }
+    res->sent = cycle_ceil(t1, t);
+    if (miss == 0 && req->ndeps == 0) {
+        m->lines.n = lo;
+        res->ready = cycle_ceil(rdy, t);
+        return 0;
+    }
+    cnt->l2_bytes += (uint64_t)miss * (uint64_t)a->sector_bytes;
+    req->t1 = t1;
+    req->rdy = rdy;
+    req->m = miss;
+    req->lo = lo;
+    req->nl = j - lo;
+    res->global = 1;
+    res->ready = 0;
+    return 0;
+}
+
+int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
+              const struct tr_inst *in, const struct tr_dyn *d, uint64_t warp_uid,
+              uint64_t seq, uint64_t t, uint32_t ref, struct mem_local_res *res,
+              struct mem_req *req)
 {
     const struct arch *a = c->a;
     res->global = 0;
     if (mem_queue_of(in) == MEM_Q_MIO) {
         mio(a, m, in, d, t, res);
-        return;
+        return 0;
     }
     int is_store = in->kind == TR_K_STORE;
     int is_atom = in->kind == TR_K_ATOMIC;
+    int tagged = c->tags && d->naddr > 0 && d->addr && tr_lanes(d->active_mask) > 0;
     /* the sectors now; the excess lines (mem_shape) where they are charged,
      * below, and only counted when a per-line cost is set */
-    int addr_lines = -1;
-    int nsec = mem_sectors(a, in, d, c->per_line ? &addr_lines : NULL);
+    int addr_lines = -1, nsec, lo = m->lines.n, nl = 0;
+    if (tagged) {
+        nl = addr_line_list(a, d, in->width ? in->width : 4, &m->lines, &nsec);
+        if (nl < 0)
+            return -1;
+        addr_lines = nl;
+    } else {
+        nsec = mem_sectors(a, in, d, c->per_line ? &addr_lines : NULL);
+    }
     if (nsec == 0) {
+        m->lines.n = lo;
         res->ready = res->sent = t + 1;
-        return;
+        return 0;
     }
     double S = (double)a->sector_bytes;
     uint64_t key = mix64(c->seed ^ mix64(warp_uid * 0x100000001B3ull + seq));
@@ -398,6 +663,13 @@ void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *c
     m->l1_free = s1 + nsec * S / c->l1_rate;
     double t1 = m->l1_free;
     res->sent = cycle_ceil(t1, t);
+    /* A divergent access pays per excess line on top of its bytes: a
+     * latency, not server time, so coalesced streams (no excess lines) keep
+     * exactly the byte rates. */
+    int excess = c->per_line ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
+    if (tagged)
+        return local_tags(c, m, cnt, lo, nl, nsec, excess, is_store, is_atom, key, t, t1, ref,
+                          res, req);
     /* Loads may hit L1; stores write through and atomics run at L2. */
     double p1, p2;
     mem_level_p(c, in, &p1, &p2);
@@ -407,16 +679,12 @@ void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *c
         cnt->l1_sectors += (uint64_t)nsec;
         cnt->l1_sector_hits += (uint64_t)h1;
     }
-    /* A divergent access pays per excess line on top of its bytes: a
-     * latency, not server time, so coalesced streams (no excess lines) keep
-     * exactly the byte rates. */
-    int excess = c->per_line ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
     double rdy = h1 ? t1 + a->l1_latency + (excess ? excess * a->l1_cycles_per_line : 0.0)
                     : 0.0;
     int miss = nsec - h1;
     if (miss == 0) {
         res->ready = cycle_ceil(rdy, t);
-        return;
+        return 0;
     }
     int h2, m3, wb = 0;
     if (is_store) {
@@ -433,36 +701,191 @@ void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *c
     cnt->l2_sector_hits += (uint64_t)h2;
     cnt->l2_bytes += (uint64_t)miss * (uint64_t)a->sector_bytes;
     cnt->dram_bytes += (uint64_t)(m3 + wb) * (uint64_t)a->sector_bytes;
-    req->t = t;
-    req->t1 = t1;
+    req_base(req, t, t1, key, excess, is_store, is_atom);
     req->rdy = rdy;
     req->m = miss;
     req->h2 = h2;
     req->m3 = m3;
     req->wb = wb;
-    req->excess = excess;
-    req->is_store = is_store;
     res->global = 1;
     res->ready = 0;
+    return 0;
 }
 
-uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *q)
+void mem_sm_answer(struct mem_sm *m, const struct mem_req *req, uint32_t ref, uint64_t ready)
 {
+    if (!req->tagged)
+        return;
+    if (m->mshr.cap > 0 && !req->is_store && !req->is_atom)
+        mem_mshr_resolve(&m->mshr, ref, ready);
+    if (req->is_store || req->is_atom || m->l1.sets == 0)
+        return;
+    /* the lines it allocated arrive now (unless a later miss took them over
+     * or they were evicted); look them up without touching LRU order */
+    for (int i = req->lo; i < req->lo + req->nl; i++) {
+        uint64_t line = m->lines.v[i] >> 8;
+        unsigned valid;
+        uint64_t keep = m->l1.stamp;
+        long way = mem_cache_find(&m->l1, line, &valid);
+        m->l1.stamp = keep;
+        if (way >= 0 && m->l1.fill[way] == MEM_UNKNOWN && m->l1.ref[way] == ref)
+            m->l1.fill[way] = ready;
+    }
+}
+
+void mem_sm_epoch_end(struct mem_sm *m)
+{
+    m->lines.n = 0;
+}
+
+/* The DRAM bank of a line: a hash of its address (memory.dram_banks). */
+static int bank_of(const struct mem_cfg *c, uint64_t x)
+{
+    int banks = c->a->dram_banks > 1 ? c->a->dram_banks : 1;
+    if (banks == 1)
+        return 0;
+    return (int)(((mix64(x) >> 32) * (uint64_t)banks) >> 32);
+}
+
+/* k sectors of one line through DRAM bank b from t: returns when they are
+ * served (the bank is then busy until then). */
+static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, double t, int k)
+{
+    double s = dmax(t, g->bank_free[b]);
+    g->bank_free[b] = s + k * c->bank_svc;
+    return g->bank_free[b];
+}
+
+/* The globally ordered stage of a request with lines: L2 tags, then DRAM
+ * banks for what misses; stores allocate dirty sectors (write-back) and a
+ * dirty line evicted is written to DRAM. */
+static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *q,
+                            const uint64_t *lines)
+{
+    const struct arch *a = c->a;
+    double S = (double)a->sector_bytes;
+    double rdy = q->rdy;
+    if (q->m == 0)
+        return cycle_ceil(rdy, q->t);
+    double s2 = dmax(q->t1, g->l2_free);
+    g->l2_free = s2 + q->m * S / c->l2_rate;
+    double t2 = g->l2_free;
+    uint64_t t2c = cycle_ceil(t2, q->t);
+    int hits = 0, dram = 0;
+    double l2x = q->excess ? q->excess * a->l2_cycles_per_line : 0.0;
+    double dx = q->excess ? q->excess * a->dram_cycles_per_line : 0.0;
+    for (int i = 0; i < q->nl; i++) {
+        uint64_t line = lines[q->lo + i] >> 8;
+        unsigned want = (unsigned)(lines[q->lo + i] & 0xff);
+        uint64_t k = q->key + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
+        unsigned valid, ev = 0;
+        if (q->is_store) {
+            /* write-back, write-allocate: whole sectors are written, no read */
+            uint64_t old = 0;
+            long wy = mem_cache_find(&g->l2, line, &valid);
+            if (wy < 0) {
+                /* the line a fill would evict, to charge its write-back */
+                wy = mem_cache_fill(&g->l2, line, want, want, &ev);
+                (void)old;
+            } else {
+                g->l2.valid[wy] |= (uint8_t)want;
+                g->l2.dirty[wy] |= (uint8_t)want;
+            }
+            if (ev) {
+                dram += popc8(ev);
+                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), t2, popc8(ev));
+            }
+            hits += popc8(want);
+            rdy = dmax(rdy, t2 + c->l2_base + spread(a->l2_latency_spread, k) + l2x);
+            continue;
+        }
+        long way = mem_cache_find(&g->l2, line, &valid);
+        unsigned have = way >= 0 ? valid & want : 0;
+        if (have) {
+            hits += popc8(have);
+            uint64_t f = g->l2.fill[way];
+            double lr = f > t2c ? (double)f
+                                : t2 + c->l2_base + spread(a->l2_latency_spread, k) + l2x;
+            rdy = dmax(rdy, lr);
+        }
+        unsigned need = want & ~have;
+        if (need) {
+            int ns = popc8(need);
+            dram += ns;
+            double done = bank_serve(c, g, bank_of(c, line), t2, ns);
+            /* one draw per DRAM chunk of the access (memory.dram_spread_bytes) */
+            uint64_t dk = q->key ^ mix64((line / c->chunk_lines) + 3);
+            double lr = done + c->dram_base + spread(a->dram_latency_spread, dk) + dx;
+            long wy = mem_cache_fill(&g->l2, line, need, 0, &ev);
+            if (wy >= 0) {
+                uint64_t f = cycle_ceil(lr, q->t);
+                if (f > g->l2.fill[wy])
+                    g->l2.fill[wy] = f;
+            }
+            if (ev) {
+                dram += popc8(ev);
+                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), t2, popc8(ev));
+            }
+            rdy = dmax(rdy, lr);
+        }
+    }
+    g->cnt.l2_sectors += (uint64_t)q->m;
+    g->cnt.l2_sector_hits += (uint64_t)hits;
+    g->cnt.dram_bytes += (uint64_t)dram * (uint64_t)a->sector_bytes;
+    return cycle_ceil(rdy, q->t);
+}
+
+uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *q,
+                    const uint64_t *lines)
+{
+    if (q->tagged)
+        return global_tags(c, g, q, lines);
     const struct arch *a = c->a;
     double S = (double)a->sector_bytes;
     double rdy = q->rdy;
     double s2 = dmax(q->t1, g->l2_free);
     g->l2_free = s2 + q->m * S / c->l2_rate;
     double t2 = g->l2_free;
+    /* No addresses: the sectors fill lines in order (a divergent access's
+     * excess lines on top), the hits first; each line its own draw and
+     * DRAM bank (a hash of the request), as if its address were random. */
+    int spl = a->line_bytes / a->sector_bytes > 0 ? a->line_bytes / a->sector_bytes : 1;
+    int lines_all = (q->m + spl - 1) / spl + q->excess;
+    int lines_hit = q->m > 0 ? (int)(((int64_t)lines_all * q->h2 + q->m - 1) / q->m) : 0;
+    if (lines_hit < (q->h2 > 0))
+        lines_hit = q->h2 > 0;
     /* per excess line: latency only, the servers stay byte-rate */
-    if (q->is_store || q->h2)
-        rdy = dmax(rdy, t2 + a->l2_latency + (q->excess ? q->excess * a->l2_cycles_per_line : 0.0));
-    if (q->m3 + q->wb > 0) {
-        double s3 = dmax(t2, g->dram_free);
-        g->dram_free = s3 + (q->m3 + q->wb) * S / c->dram_rate;
-        if (q->m3)
-            rdy = dmax(rdy, g->dram_free + a->dram_latency +
-                                (q->excess ? q->excess * a->dram_cycles_per_line : 0.0));
+    double l2x = q->excess ? q->excess * a->l2_cycles_per_line : 0.0;
+    if (q->is_store || q->h2) {
+        int nh = q->is_store ? 1 : lines_hit;
+        double sp = 0.0;
+        for (int i = 0; i < nh; i++) {
+            double x = spread(a->l2_latency_spread, q->key + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull);
+            if (x > sp)
+                sp = x;
+        }
+        rdy = dmax(rdy, t2 + c->l2_base + sp + l2x);
+    }
+    int dram = q->m3 + q->wb;
+    if (dram > 0) {
+        int nl3 = lines_all - lines_hit;
+        if (nl3 < 1)
+            nl3 = 1;
+        if (nl3 > dram)
+            nl3 = dram;
+        double dx = q->excess ? q->excess * a->dram_cycles_per_line : 0.0;
+        for (int i = 0; i < nl3; i++) {
+            /* sectors of line i: dram split as evenly as it goes */
+            int k = dram / nl3 + (i < dram % nl3);
+            uint64_t key = q->key + (uint64_t)(i + 1) * 0xD1B54A32D192ED03ull;
+            double done = bank_serve(c, g, bank_of(c, key), t2, k);
+            /* contiguous lines share a chunk's draw; a divergent access's
+             * lines are apart (memory.dram_spread_bytes) */
+            uint64_t chunk = q->excess ? (uint64_t)i : (uint64_t)i / c->chunk_lines;
+            uint64_t dk = q->key ^ mix64(chunk + 3);
+            if (q->m3)
+                rdy = dmax(rdy, done + c->dram_base + spread(a->dram_latency_spread, dk) + dx);
+        }
     }
     return cycle_ceil(rdy, q->t);
 }

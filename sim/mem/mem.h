@@ -16,10 +16,21 @@
  *     the issue cycle, which is what lets the engine run every SM alone for
  *     epochs of that length.
  *
- * Today's model behind it: bandwidth servers (a request of B bytes starts
- * when the server is free and holds it B / rate cycles; the data is usable
- * the unloaded latency after the server finishes) and hits drawn from a
- * capacity rule (mem_hit_p).  docs/model.md, "Memory", gives the reasoning.
+ * The model behind it (docs/model.md, "Memory", gives the reasoning):
+ *  - accesses with addresses (Accel-Sim traces, native traces with addr= or
+ *    a footprint) go through sectored, set-associative L1 (per SM) and L2
+ *    (GPU-wide) tag arrays with LRU; a miss to a line already in flight
+ *    waits for that line's data (merge) instead of sending a request, and a
+ *    per-SM limit on lines in flight (memory.l1_mshr_lines) holds the L1
+ *    stage when it is full; accesses without addresses draw their hits
+ *    from a capacity rule (mem_hit_p), the fallback;
+ *  - bandwidth servers: the SM's L1/TEX stage and the GPU's L2 serve bytes
+ *    at a fixed rate; DRAM is memory.dram_banks servers, a line going to
+ *    the one its address hashes to, so queues and loaded latency grow with
+ *    utilisation;
+ *  - each line's L2/DRAM latency is its level's unloaded latency spread by
+ *    a draw (memory.*_latency_spread, an exponential tail), so a warp that
+ *    waits for many lines waits for the slowest of them.
  *
  * The in-SM memory pipeline's queues (LG and MIO, per SMSP) live here too:
  * the scheduler asks them whether a memory instruction can issue.
@@ -31,6 +42,7 @@
 
 #include <stdint.h>
 #include "arch/arch.h"
+#include "mem/mem_cache.h"
 #include "trace/trace.h"
 
 /* The memory configuration of one run (immutable once made). */
@@ -43,6 +55,13 @@ struct mem_cfg {
     double l2_cap;         /* L2 bytes                                          */
     uint64_t seed;         /* hit draws                                         */
     int per_line;          /* a memory.*_cycles_per_line cost is configured     */
+    int tags;              /* accesses with addresses use the tag arrays        */
+    double bank_svc;       /* DRAM bank busy cycles per sector                  */
+    double l2_base;        /* L2 hit latency without its spread                 */
+    double dram_base;      /* DRAM latency without its spread and one sector's
+                              bank time                                         */
+    uint64_t min_lat;      /* mem_min_latency()                                 */
+    uint64_t chunk_lines;  /* lines that share one DRAM latency draw            */
 };
 
 /* l1_smem_config_bytes: the shared-memory carveout occupancy chose
@@ -82,23 +101,43 @@ void mem_queue_push(struct mem_queue *q, uint64_t t, uint64_t free_at);
 
 /* --- stage 1: SM-local ---------------------------------------------------- */
 
+/* Lines of requests of one epoch, each (line address << 8) | sector mask:
+ * what the globally ordered stage looks up in L2 (an SM keeps its own). */
+struct mem_lines {
+    uint64_t *v;           /* [n] packed lines                                  */
+    int n, alloc;          /* used / allocated                                  */
+};
+
 /* An SM's own memory units. */
 struct mem_sm {
     double l1_free;        /* L1/TEX tag stage: time it is free (fractional)    */
     uint64_t smem_free;    /* shared-memory unit: first free cycle              */
+    struct mem_cache l1;   /* L1 tags (accesses with addresses)                 */
+    struct mem_mshr mshr;  /* lines in flight, for their limit                  */
+    struct mem_lines lines; /* this epoch's requests' lines                     */
 };
+
+enum { MEM_MAX_DEPS = 4 }; /* earlier requests one request can wait for     */
 
 /* What a request needs from the globally ordered stage. */
 struct mem_req {
     uint64_t t;            /* issue cycle                                       */
     double t1;             /* time the request left the L1/TEX stage            */
-    double rdy;            /* readiness known so far (L1 hits), 0 none          */
+    double rdy;            /* readiness known so far (L1 hits, merges), 0 none  */
+    uint64_t key;          /* latency draws: a hash of (seed, warp, instruction) */
     int m;                 /* sectors to L2                                     */
-    int h2;                /* of which L2 hits                                  */
-    int m3;                /* L2 load misses (DRAM reads)                       */
-    int wb;                /* DRAM write-backs (stores)                         */
+    int h2;                /* of which L2 hits (no lines: drawn)                */
+    int m3;                /* L2 load misses (DRAM reads; no lines: drawn)      */
+    int wb;                /* DRAM write-backs (stores; no lines: drawn)        */
     int excess;            /* lines beyond what the sectors need (divergence)   */
     int is_store;          /* a store                                           */
+    int is_atom;           /* an atomic                                         */
+    int tagged;            /* its lines are in the tag arrays (addresses)       */
+    int lo, nl;            /* its lines: mem_sm.lines.v[lo .. lo + nl); nl 0:
+                              no addresses (the capacity rule drew h2/m3/wb)    */
+    int ndeps;             /* entries in deps                                   */
+    uint32_t deps[MEM_MAX_DEPS]; /* handles of this epoch's requests whose lines
+                              it merged into: ready is at least theirs          */
 };
 
 /* The SM-local result of one access. */
@@ -108,24 +147,42 @@ struct mem_local_res {
     int global;            /* 1: ready is not known; req goes to mem_global()   */
 };
 
+/* An SM's units for a run: 0, or -1 out of memory. */
+int mem_sm_init(const struct mem_cfg *c, struct mem_sm *m);
+void mem_sm_free(struct mem_sm *m);
+
 /* Issue of memory instruction `in` (dynamic data d) at t by the warp whose
  * unique id is warp_uid (block * warps per block + warp), as its seq-th
  * instruction: the hit draws are a hash of (seed, warp_uid, seq, level), so
- * they do not depend on the order the engine visits warps. */
-void mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
-               const struct tr_inst *in, const struct tr_dyn *d, uint64_t warp_uid,
-               uint64_t seq, uint64_t t, struct mem_local_res *res, struct mem_req *req);
+ * they do not depend on the order the engine visits warps.  ref: the
+ * handle the request gets if it goes to mem_global (the SM's count of such
+ * requests this epoch).  Returns -1 when out of memory, else 0. */
+int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
+              const struct tr_inst *in, const struct tr_dyn *d, uint64_t warp_uid,
+              uint64_t seq, uint64_t t, uint32_t ref, struct mem_local_res *res,
+              struct mem_req *req);
+/* Epoch end, on the SM's thread, for each request in handle order: req
+ * (handle ref) is ready at `ready`; its lines arrive then.  After the
+ * last, mem_sm_epoch_end(). */
+void mem_sm_answer(struct mem_sm *m, const struct mem_req *req, uint32_t ref, uint64_t ready);
+void mem_sm_epoch_end(struct mem_sm *m);
 
 /* --- stage 2: globally ordered -------------------------------------------- */
 
 /* The GPU-wide servers. */
 struct mem_gpu {
     double l2_free;        /* L2 server free time                               */
-    double dram_free;      /* DRAM server free time                             */
+    double *bank_free;     /* [memory.dram_banks] DRAM bank free times          */
+    struct mem_cache l2;   /* L2 tags (accesses with addresses)                 */
+    struct mem_counters cnt; /* L2/DRAM outcomes of requests with lines         */
 };
+int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g);
+void mem_gpu_free(struct mem_gpu *g);
 
-/* The cycle the data of req is usable.  Call in (t, SM, issue) order. */
-uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *req);
+/* The cycle the data of req is usable; lines: its SM's mem_sm.lines.v.
+ * Call in (t, SM, issue) order. */
+uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *req,
+                    const uint64_t *lines);
 
 /* A lower bound of mem_global(req) - req->t, at least 1. */
 uint64_t mem_min_latency(const struct arch *a);

@@ -1,0 +1,242 @@
+/* test_engine_tags.c — the memory system's rooms for accesses with
+ * addresses: LRU order and sectors of the tag array, a miss merging into a
+ * line in flight, a full miss table holding the L1 stage, L2 hits on a
+ * second touch and empty caches at every launch, and the DRAM latency
+ * spread (a warp waits for its slowest line).  Hand-computed values.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "test_engine_util.h"
+#include "mem/mem.h"
+
+/* tu_arch with tags: 128-byte lines of four 32-byte sectors. */
+static void arch_tags(struct arch *a)
+{
+    tu_arch(a, 1);
+    a->line_bytes = 128;
+    a->l1_ways = 4;
+    a->l2_ways = 16;
+}
+
+/* 32 lanes, 4 bytes each, from base: one line when base is aligned. */
+static void lanes(struct tr_dyn *d, uint64_t *addr, uint64_t base)
+{
+    for (int i = 0; i < 32; i++)
+        addr[i] = base + 4u * (uint64_t)i;
+    d->active_mask = 0xffffffffu;
+    d->naddr = 32;
+    d->addr = addr;
+}
+
+static void lru_order(void **state)
+{
+    (void)state;
+    struct mem_cache c;
+    /* one set of two ways */
+    assert_int_equal(mem_cache_init(&c, 256, 2, 128), 0);
+    assert_int_equal(c.sets, 1);
+    unsigned ev, v;
+    mem_cache_fill(&c, 10, 0x1, 0, &ev);
+    mem_cache_fill(&c, 11, 0x1, 0, &ev);
+    assert_true(mem_cache_find(&c, 10, &v) >= 0); /* 10 is now the newer */
+    mem_cache_fill(&c, 12, 0x1, 0, &ev);          /* evicts 11, the LRU */
+    assert_true(mem_cache_find(&c, 11, &v) < 0);
+    assert_true(mem_cache_find(&c, 10, &v) >= 0);
+    assert_true(mem_cache_find(&c, 12, &v) >= 0);
+    /* sectors: valid bits add up; a dirty line reports its dirty sectors
+     * when evicted */
+    mem_cache_fill(&c, 12, 0x4, 0x4, &ev);
+    assert_true(mem_cache_find(&c, 12, &v) >= 0);
+    assert_int_equal(v, 0x5);
+    mem_cache_fill(&c, 13, 0x1, 0, &ev); /* evicts 10 (12 was used last) */
+    assert_int_equal(ev, 0);
+    mem_cache_fill(&c, 14, 0x1, 0, &ev); /* evicts 12: sector 2 dirty */
+    assert_int_equal(ev, 0x4);
+    mem_cache_clear(&c);
+    assert_true(mem_cache_find(&c, 13, &v) < 0);
+    mem_cache_free(&c);
+}
+
+/* A second load of a line whose miss is still in flight sends nothing and
+ * waits for the first request's answer; after the answer the line is a
+ * hit at the L1 latency. */
+static void miss_merges(void **state)
+{
+    (void)state;
+    struct arch a;
+    arch_tags(&a);
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_sm m;
+    assert_int_equal(mem_sm_init(&c, &m), 0);
+    struct mem_counters cnt = {0};
+    struct tr_inst in = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 10, 2, -1, 4, 0);
+    uint64_t addr[32];
+    struct tr_dyn d;
+    lanes(&d, addr, 0x1000);
+    struct mem_local_res res;
+    struct mem_req q0, q1, q2;
+    /* t = 100: 4 sectors miss; the L1 stage takes 4 * 32 / 128 = 1 cycle */
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 0, 0, 100, 0, &res, &q0), 0);
+    assert_int_equal(res.global, 1);
+    assert_int_equal(res.sent, 101);
+    assert_int_equal(q0.m, 4);
+    assert_int_equal(q0.nl, 1);
+    assert_int_equal(q0.ndeps, 0);
+    /* t = 110, same line: merged into request 0 */
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 1, 0, 110, 1, &res, &q1), 0);
+    assert_int_equal(res.global, 1);
+    assert_int_equal(q1.m, 0);
+    assert_int_equal(q1.ndeps, 1);
+    assert_int_equal(q1.deps[0], 0);
+    assert_int_equal(cnt.l1_sectors, 8);
+    assert_int_equal(cnt.l1_sector_hits, 4);
+    /* epoch end: request 0's data arrives at 900 */
+    mem_sm_answer(&m, &q0, 0, 900);
+    mem_sm_epoch_end(&m);
+    /* t = 200: still in flight, known now: ready at 900, nothing sent */
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 2, 0, 200, 0, &res, &q2), 0);
+    assert_int_equal(res.global, 0);
+    assert_int_equal(res.ready, 900);
+    /* t = 1000: a hit: L1 stage 1 cycle + l1_latency 40 */
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 3, 0, 1000, 0, &res, &q2), 0);
+    assert_int_equal(res.global, 0);
+    assert_int_equal(res.ready, 1041);
+    mem_sm_free(&m);
+}
+
+/* A full miss table holds the L1 stage (and so the LG queue slot, where
+ * ncu's lg_throttle comes from) until an entry can have freed: an entry
+ * not yet answered frees no earlier than its send + mem_min_latency. */
+static void full_mshr_holds(void **state)
+{
+    (void)state;
+    struct arch a;
+    arch_tags(&a);
+    a.l1_mshr_lines = 1;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_sm m;
+    assert_int_equal(mem_sm_init(&c, &m), 0);
+    struct mem_counters cnt = {0};
+    struct tr_inst in = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 10, 2, -1, 4, 0);
+    uint64_t addr[32];
+    struct tr_dyn d;
+    struct mem_local_res res;
+    struct mem_req q;
+    lanes(&d, addr, 0x1000);
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 0, 0, 100, 0, &res, &q), 0);
+    assert_int_equal(res.sent, 101);
+    /* line 0x1080 at t = 110: the one entry frees at >= 101 + 300 (the
+     * smaller of l2_latency 300 and dram_latency 700) */
+    lanes(&d, addr, 0x1080);
+    assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 1, 0, 110, 1, &res, &q), 0);
+    assert_int_equal(res.global, 1);
+    assert_int_equal(res.sent, 401);
+    /* the stage is in order: a hit behind it waits as well */
+    mem_sm_free(&m);
+}
+
+/* Globally ordered stage: the second touch of a line hits L2, a new
+ * launch (a fresh mem_gpu, as engine_run makes one per launch: ncu's
+ * --cache-control all) misses again. */
+static void l2_second_touch_and_flush(void **state)
+{
+    (void)state;
+    struct arch a;
+    arch_tags(&a);
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    uint64_t lines[1] = {(uint64_t)0x40 << 8 | 0xf};
+    struct mem_req q;
+    memset(&q, 0, sizeof q);
+    q.t = 100;
+    q.t1 = 101;
+    q.m = 4;
+    q.tagged = 1;
+    q.nl = 1;
+    for (int launch = 0; launch < 2; launch++) {
+        struct mem_gpu g;
+        assert_int_equal(mem_gpu_init(&c, &g), 0);
+        uint64_t r0 = mem_global(&c, &g, &q, lines);
+        q.t = 2000;
+        q.t1 = 2001;
+        uint64_t r1 = mem_global(&c, &g, &q, lines);
+        /* miss: L2 stage 4*32/4096 cycles, DRAM 128 B at 2000 B/cycle,
+         * then 700 */
+        assert_int_equal(r0, 802);
+        /* hit: 2001 + 128/4096 + 300, rounded up */
+        assert_int_equal(r1, 2302);
+        assert_int_equal(g.cnt.l2_sectors, 8);
+        assert_int_equal(g.cnt.l2_sector_hits, 4);
+        assert_int_equal(g.cnt.dram_bytes, 128);
+        mem_gpu_free(&g);
+        q.t = 100;
+        q.t1 = 101;
+    }
+}
+
+/* The DRAM spread: a lone line waits dram_latency on average; four lines
+ * of one access 4 KiB apart wait for the slowest of four draws, longer
+ * than one line on average; four lines within one memory.dram_spread_bytes
+ * span share one draw. */
+static void spread_slowest_line(void **state)
+{
+    (void)state;
+    struct arch a;
+    arch_tags(&a);
+    a.dram_latency_spread = 100;
+    a.dram_spread_bytes = 512;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    double one = 0, apart = 0, near = 0;
+    int n = 2000;
+    for (int k = 0; k < n; k++) {
+        struct mem_gpu g;
+        assert_int_equal(mem_gpu_init(&c, &g), 0);
+        struct mem_req q;
+        memset(&q, 0, sizeof q);
+        q.t = 0;
+        q.t1 = 0;
+        q.tagged = 1;
+        q.key = (uint64_t)k * 7919u;
+        uint64_t l1[1] = {(uint64_t)(1000 + 64 * k) << 8 | 0x1};
+        q.m = 1;
+        q.nl = 1;
+        one += (double)mem_global(&c, &g, &q, l1);
+        uint64_t l4[4], l4n[4];
+        for (int i = 0; i < 4; i++) {
+            l4[i] = (uint64_t)(100000 + 32 * i + 1000 * k) << 8 | 0x1; /* 4 KiB apart */
+            l4n[i] = (uint64_t)(400000 + i + 64 * k) << 8 | 0x1;       /* one 512 B span */
+        }
+        q.m = 4;
+        q.nl = 4;
+        q.t1 = q.t = 10000;
+        apart += (double)mem_global(&c, &g, &q, l4) - 10000;
+        q.t1 = q.t = 20000;
+        near += (double)mem_global(&c, &g, &q, l4n) - 20000;
+        mem_gpu_free(&g);
+    }
+    one /= n, apart /= n, near /= n;
+    /* one line: 700 on average (bank time and spread are inside it) */
+    assert_true(one > 690 && one < 712);
+    /* max of 4 exponential draws: 2.08 means: ~+108 */
+    assert_true(apart > one + 80 && apart < one + 140);
+    assert_true(near < one + 20);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lru_order),
+        cmocka_unit_test(miss_merges),
+        cmocka_unit_test(full_mshr_holds),
+        cmocka_unit_test(l2_second_touch_and_flush),
+        cmocka_unit_test(spread_slowest_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
