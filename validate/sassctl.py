@@ -83,9 +83,9 @@ def from_cubin(path):
                 if form == 1:  # R R R
                     ops = [r(d), r(a), r(bb)] + ([r(c)] if mn == "FFMA" else [])
                 elif form == 2:  # R R imm
-                    ops = [r(d), r(a), "imm"] + ([r(c)] if mn == "FFMA" else [])
+                    ops = [r(d), r(a)] + ([r(c)] if mn == "FFMA" else []) + ["imm"]
                 elif form == 3:  # R R c[]
-                    ops = [r(d), r(a), "c[0x%x][0x%x]" % ((lo >> 54) & 31, ((lo >> 32) & 0xFFFF) * 4)] + ([r(c)] if mn == "FFMA" else [])
+                    ops = [r(d), r(a), "c[?]"] + ([r(c)] if mn == "FFMA" else [])
                 else:
                     ops = [r(d), r(a), "?", r(c)]
                 txt = mn + " " + ", ".join(ops)
