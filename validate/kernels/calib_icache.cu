@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // CALIBRATION (issue #18): instruction-fetch misses (ncu `no_instruction`).
 // icache_line<N>: N FADDs (8 independent accumulators, asm volatile so none is
-// folded) of straight-line code, run `reps` times by an outer loop: 16 B per
-// SASS instruction, so N = 4K is 64 KiB of code, 8K 128 KiB, 16K 256 KiB (larger bodies
-// took ptxas over 10 minutes to build).
+// folded or moved) of straight-line code, run `reps` times by an outer loop: 16 B per
+// SASS instruction, so N = 4K is 64 KiB of code, 8K 128 KiB, 16K 256 KiB, 32K 512 KiB.
 // icache_loop: the same FADDs from a 256-instruction loop body (hits in the
 // instruction caches).  One block per SM (dynamic shared memory padding),
 // 4*wps warps.  Output: ICACHE lines: cycles per FADD per warp and SMSP FADDs
@@ -11,9 +10,15 @@
 // Check: every accumulator equals start + count * 1.0 (exact in float here).
 #include "common.cuh"
 
-#define F1(i) asm volatile("add.f32 %0, %0, %1;" : "+f"(x[i]) : "f"(one));
-#define F8 F1(0) F1(1) F1(2) F1(3) F1(4) F1(5) F1(6) F1(7)
-#define F64 F8 F8 F8 F8 F8 F8 F8 F8
+// One asm statement per 64 FADDs (a string built by literal concatenation):
+// thousands of separate asm statements take the front end (cicc) many minutes.
+#define A8 "add.f32 %0, %0, %8;\n\tadd.f32 %1, %1, %8;\n\tadd.f32 %2, %2, %8;\n\tadd.f32 %3, %3, %8;\n\t" \
+           "add.f32 %4, %4, %8;\n\tadd.f32 %5, %5, %8;\n\tadd.f32 %6, %6, %8;\n\tadd.f32 %7, %7, %8;\n\t"
+#define A64 A8 A8 A8 A8 A8 A8 A8 A8
+#define F64                                                                                               \
+  asm volatile(A64 : "+f"(x[0]), "+f"(x[1]), "+f"(x[2]), "+f"(x[3]), "+f"(x[4]), "+f"(x[5]), "+f"(x[6]), \
+               "+f"(x[7])                                                                                 \
+               : "f"(one));
 #define F256 F64 F64 F64 F64
 #define F1K F256 F256 F256 F256
 #define F4K F1K F1K F1K F1K
@@ -30,6 +35,7 @@ __global__ void __launch_bounds__(1024, 1) icache_line(float *out, int reps, flo
     F4K
     if (N4K >= 2) { F4K }
     if (N4K >= 4) { F4K F4K }
+    if (N4K >= 8) { F4K F4K F4K F4K }
   }
   long long t1 = clock64();
   float s = 0;
@@ -57,7 +63,7 @@ int main(int argc, char **argv) {
   kit::Args a(argc, argv, {"variants", "wps", "reps", "ncu", "total"});
   kit::Device d = kit::open_device("icache");
   const int nsm = d.prop.multiProcessorCount;
-  auto variants = a.words("variants", "line4k,line8k,line16k,loop");
+  auto variants = a.words("variants", "line4k,line8k,line16k,line32k,loop");
   auto wps = a.list("wps", "1,4,8");
   const int reps = (int)a.num("reps", 3);
   const long long total = a.num("total", 128 * 1024);  // FADDs per warp per launch
@@ -75,6 +81,7 @@ int main(int argc, char **argv) {
     if (v == "line4k") { fn = (const void *)icache_line<1>; per = 4096; }
     else if (v == "line8k") { fn = (const void *)icache_line<2>; per = 8192; }
     else if (v == "line16k") { fn = (const void *)icache_line<4>; per = 16384; }
+    else if (v == "line32k") { fn = (const void *)icache_line<8>; per = 32768; }
     else if (v == "loop") { fn = (const void *)icache_loop; per = 256; }
     else kit::Args::die("unknown variant " + v);
     int trips = (int)std::max<long long>(1, total / per);
