@@ -119,9 +119,10 @@ def banks(insts, keys):
                     tgt = int(m.group(2), 16)
                     if tgt < pc:
                         lo_pc, hi_pc = tgt, pc
-            if lo_pc is None:  # cubin mode: target offset is relative; take the longest run of arithmetic
+            if lo_pc is None:  # cubin mode (branch targets not decoded): the whole function
                 lo_pc, hi_pc = 0, 1 << 30
-            n = {"same": 0, "diff": 0, "one_reg": 0, "n": 0, "reuse": 0}
+            n = {"n": 0, "reuse": 0}
+            sig = {}
             ex = []
             for (_, pc, t, lo, hi) in body:
                 if not (lo_pc <= pc <= hi_pc):
@@ -129,23 +130,23 @@ def banks(insts, keys):
                 m = re.match(r"(FFMA|FMUL|FADD|MUFU)\S*\s+(.*)", t)
                 if not m:
                     continue
+                if m.group(1) != "MUFU" and ("imm" in t or "c[" in t or "UR" in t or re.search(r", -?[0-9]", t)):
+                    continue  # only all-register forms: their sources use the register-file ports
                 regs = [int(x[1]) for x in REG.findall(m.group(2))]
                 srcs = regs[1:]
-                f = ctrl_fields(hi)
+                cf = ctrl_fields(hi)
                 n["n"] += 1
-                if f["reuse"]:
+                if cf["reuse"]:
                     n["reuse"] += 1
-                if m.group(1) in ("FFMA", "FMUL", "FADD") and len(srcs) >= 2:
-                    if len(set(srcs)) == 1:
-                        n["one_reg"] += 1
-                    elif len(set(s % 2 for s in srcs)) == 1:
-                        n["same"] += 1
-                    else:
-                        n["diff"] += 1
+                # bank signature: sources per bank (largest first) / distinct source registers
+                per = sorted([sum(1 for r in srcs if r % 2 == k) for k in (0, 1)], reverse=True)
+                key = "%s:%s/%dreg" % (m.group(1), "+".join(str(x) for x in per if x), len(set(srcs)))
+                sig[key] = sig.get(key, 0) + 1
                 if len(ex) < 4:
-                    ex.append("%s [%s]" % (t, fmt_ctrl(f)))
-            print("BANKS func=%s loop=0x%x-0x%x arith=%d all_srcs_one_bank_distinct_regs=%d all_srcs_same_reg=%d mixed_banks=%d with_reuse=%d"
-                  % (f, lo_pc, hi_pc if hi_pc < (1 << 30) else 0, n["n"], n["same"], n["one_reg"], n["diff"], n["reuse"]))
+                    ex.append("%s [%s]" % (t, fmt_ctrl(cf)))
+            print("BANKS func=%s loop=0x%x-0x%x ops=%d with_reuse=%d banks(sources per bank/distinct regs)=%s"
+                  % (f, lo_pc, hi_pc if hi_pc < (1 << 30) else 0, n["n"], n["reuse"],
+                     ",".join("%s*%d" % (k, v) for k, v in sorted(sig.items()))))
             for e in ex:
                 print("  e.g. " + e)
 
