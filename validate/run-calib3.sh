@@ -49,6 +49,7 @@ log() { printf '[%4ss] %s\n' "$(elapsed)" "$*" | tee -a "$LOG"; }
 want() { case ",$PHASES," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 box() { local r=$(($(remaining) - 15)); [ "$r" -lt "$1" ] && echo "$r" || echo "$1"; }
 sumline() { echo "$*" | tee -a "$SUM" >>"$LOG"; }
+errs() { grep -h -E '^ERROR|check=FAIL' "$@" 2>/dev/null | head -n 3 | cut -c1-300 | sed 's/^/  /' | tee -a "$SUM" >>"$LOG"; }
 
 # run_cmd TIMEOUT STDOUT STDERR cmd...
 run_cmd() {
@@ -146,6 +147,7 @@ ncu_run() {
     local want got
     want=$(grep -c '^LAUNCH' "$rep.stdout"); got=$(($(grep -c '^"' "$rep.raw.csv") - 2))
     sumline "ncu $name: rc=$rc results=$got/$want errors=$(cat "$rep.stdout" "$rep.stderr" | grep -c '==ERROR==') checks_failed=$(grep -c 'check=FAIL' "$rep.stdout")"
+    errs "$rep.stdout"
   else
     sumline "ncu $name: NO REPORT rc=$rc; $(grep -h '==ERROR==' "$rep.stdout" "$rep.stderr" | head -n 3 | tr '\n' ' ')"
   fi
@@ -249,6 +251,7 @@ if want stencil && have val_stencil_reuse; then
   VM="$VM,launch__shared_mem_config_size,lts__t_sectors_op_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
   VM=$(filter_metrics "$VM")
   run_cmd "$(box 60)" "$W/stencil/stencil-reuse-time.txt" "$W/stencil/stencil-reuse-time.stderr" "$BIN/val_stencil_reuse" --res $ST_RES --variant $ST_VAR
+  errs "$W/stencil/stencil-reuse-time.txt"
   ncu_run stencil-reuse-ncu stencil 150 "--section Occupancy --section SchedulerStats --section WarpStateStats --section LaunchStats --section SpeedOfLight" "$VM,$STALLS" '^val_' -- \
     "$BIN/val_stencil_reuse" --ncu --res $ST_RES --variant $ST_VAR
   grep -h '^VALID' "$W/stencil/stencil-reuse-time.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "stencil_reuse %s b=%s ms_med=%s check=%s\n", v["variant"], v["b"], v["ms_med"], v["check"]}' >>"$SUM"
@@ -260,6 +263,7 @@ fi
 if want regbank && have calib_regbank; then
   log "=== phase regbank ($(remaining)s left)"
   run_cmd "$(box 60)" "$W/regbank/regbank-time.txt" "$W/regbank/regbank-time.stderr" "$BIN/calib_regbank" "${RB_ARGS[@]}"
+  errs "$W/regbank/regbank-time.txt"
   grep -h '^RB' "$W/regbank/regbank-time.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "regbank %s ilp=%s pat=%s wps=%s cyc/op/warp=%s smsp_ops/cyc=%s check=%s\n", v["op"], v["ilp"], v["pat"], v["wps"], v["cyc_per_op_per_warp"], v["smsp_ops_per_cycle"], v["check"]}' >>"$SUM"
   pack
   ncu_run regbank-ncu regbank 150 "$SEC_WS" "$(filter_metrics "$IM"),$STALLS" '^rb_chain' -- "$BIN/calib_regbank" --ncu "${RB_ARGS[@]}"
@@ -271,6 +275,7 @@ fi
 if want chase && have calib_chase_n; then
   log "=== phase chase ($(remaining)s left)"
   run_cmd "$(box 120)" "$W/chase/chase-n.txt" "$W/chase/chase-n.stderr" "$BIN/calib_chase_n" "${CH_ARGS[@]}"
+  errs "$W/chase/chase-n.txt"
   grep -h '^CHASEN' "$W/chase/chase-n.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "chase_n %s %s wps=%s n=%s steps=%s cyc/step med=%s p90=%s mean=%s check=%s\n", v["mem"], v["mode"], v["warps_per_sm"], v["lines_per_warp_step"], v["steps"], v["cyc_step_med"], v["cyc_step_p90"], v["cyc_step_mean_med_over_warps"], v["check"]}' >>"$SUM"
   clocks after-chase
   pack
@@ -280,6 +285,7 @@ fi
 if want mufu && have calib_mufu; then
   log "=== phase mufu ($(remaining)s left)"
   run_cmd "$(box 60)" "$W/mufu/mufu-time.txt" "$W/mufu/mufu-time.stderr" "$BIN/calib_mufu" "${MU_ARGS[@]}"
+  errs "$W/mufu/mufu-time.txt"
   grep -h '^MUFU' "$W/mufu/mufu-time.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "mufu %s ilp=%s wps=%s cyc/mufu/warp=%s smsp_mufu/cyc=%s check=%s\n", v["op"], v["ilp"], v["wps"], v["cyc_per_mufu_per_warp"], v["smsp_mufu_per_cycle"], v["check"]}' >>"$SUM"
   pack
   ncu_run mufu-ncu mufu 120 "$SEC_WS" "$(filter_metrics "$IM"),$STALLS" '^mufu_chain' -- "$BIN/calib_mufu" --ncu "${MU_ARGS[@]}"
@@ -291,6 +297,7 @@ fi
 if want icache && have calib_icache; then
   log "=== phase icache ($(remaining)s left)"
   run_cmd "$(box 60)" "$W/icache/icache-time.txt" "$W/icache/icache-time.stderr" "$BIN/calib_icache" "${IC_ARGS[@]}"
+  errs "$W/icache/icache-time.txt"
   grep -h '^ICACHE' "$W/icache/icache-time.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "icache %s wps=%s cyc/fadd/warp=%s smsp_fadd/cyc=%s check=%s\n", v["variant"], v["wps"], v["cyc_per_fadd_per_warp"], v["smsp_fadd_per_cycle"], v["check"]}' >>"$SUM"
   pack
   ncu_run icache-ncu icache 120 "$SEC_WS" "$(filter_metrics "$IM"),$STALLS" '^icache_' -- "$BIN/calib_icache" --ncu "${IC_ARGS[@]}"
@@ -302,6 +309,7 @@ fi
 if want const && have calib_const; then
   log "=== phase const ($(remaining)s left)"
   run_cmd "$(box 60)" "$W/const/const-time.txt" "$W/const/const-time.stderr" "$BIN/calib_const" "${CO_ARGS[@]}"
+  errs "$W/const/const-time.txt"
   grep -h '^CONST' "$W/const/const-time.txt" | awk '{for (i=2;i<=NF;i++) {split($i,kv,"="); v[kv[1]]=kv[2]} printf "const stride=%s warps=%s pass1_first=%s pass1=%s pass2=%s check=%s\n", v["stride_bytes"], v["warps_per_sm"], v["pass1_cyc_first_launch"], v["pass1_cyc_med"], v["pass2_cyc_med"], v["check"]}' >>"$SUM"
   pack
   ncu_run const-ncu const 120 "$SEC_WS" "$(filter_metrics "$IM"),$STALLS" '^const_ffma' -- "$BIN/calib_const" --ncu "${CO_ARGS[@]}"

@@ -35,6 +35,7 @@ __global__ void __launch_bounds__(MAXW * 32, 1)
             long long *total) {
   __shared__ int st[MAXW][MAXSTEPS];
   __shared__ unsigned sink[MAXW * 32];
+  volatile unsigned *vsink = sink;
   unsigned smid;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, W = blockDim.x / 32;
@@ -53,7 +54,7 @@ __global__ void __launch_bounds__(MAXW * 32, 1)
   unsigned long long x = 0;
 #pragma unroll
   for (int k = 0; k < K; k++) x ^= p[k];
-  sink[threadIdx.x] = (unsigned)x;
+  vsink[threadIdx.x] = (unsigned)x;
   __syncwarp();
   long long c0 = clock64();
   const long long cstart = c0;
@@ -66,7 +67,7 @@ __global__ void __launch_bounds__(MAXW * 32, 1)
     unsigned long long y = 0;
 #pragma unroll
     for (int k = 0; k < K; k++) y ^= p[k];
-    sink[threadIdx.x] = (unsigned)y;  // waits for every load of the step
+    vsink[threadIdx.x] = (unsigned)y;  // waits for every load of the step (volatile: never dropped or moved)
     long long c1 = clock64();
     if (lane == 0) st[warp][s] = (int)(c1 - c0);
     c0 = c1;
@@ -160,18 +161,22 @@ int main(int argc, char **argv) {
           int ki = 0;
           while ((1 << ki) < K) ki++;
           if ((1 << ki) != K) kit::Args::die("ilp n must be a power of two");
-          const uint64_t chains = (uint64_t)nsm * W * 32 * K;  // slots (inactive lanes keep theirs)
-          const uint64_t spacing = n / chains;
+          const uint64_t chains = (uint64_t)nsm * W * 32 * K;  // slots (inactive lanes keep theirs, unused)
+          const uint64_t active = (uint64_t)nsm * W * std::max(lanes, 1) * K;
+          const uint64_t spacing = n / active;
           int steps = steps_max;
           bool overlap = false;
           if (spacing < (uint64_t)(warm + steps)) {
             if (mem == "dram") steps = (int)std::max<int64_t>(8, (int64_t)spacing - warm);
             overlap = spacing < (uint64_t)(warm + steps);
           }
-          std::vector<uint64_t> pos(chains);
-          std::vector<unsigned long long> hp(chains);
+          std::vector<uint64_t> pos(chains, 0);
+          std::vector<unsigned long long> hp(chains, (unsigned long long)buf);
           for (uint64_t i = 0; i < chains; i++) {
-            pos[i] = i * n / chains;
+            const uint64_t k = i % K, lane = (i / K) % 32, sw = i / K / 32;  // sw = smid * W + warp
+            if ((int)lane >= lanes) continue;
+            const uint64_t j = (sw * lanes + lane) * K + k;  // index among the active chains
+            pos[i] = j * n / active;
             hp[i] = (unsigned long long)(buf + (uint64_t)order[pos[i]] * stride);
           }
           CK(cudaMemcpy(ptrs, hp.data(), chains * 8, cudaMemcpyHostToDevice));
