@@ -12,8 +12,11 @@ ctrl = hi >> 41: bits 0-3 stall, 4 yield, 5-7 write counter, 8-10 read counter,
                                         backward-branch) loop: register banks (reg % 2), reuse
 """
 import re
+import signal
 import struct
 import sys
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 OPS = {0x223: "FFMA", 0x423: "FFMA", 0x623: "FFMA", 0x823: "FFMA", 0xA23: "FFMA",
        0x220: "FMUL", 0x420: "FMUL", 0x620: "FMUL", 0x820: "FMUL",

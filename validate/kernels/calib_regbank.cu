@@ -4,18 +4,19 @@
 //
 // ptxas chooses the SASS registers, so each variant is a *source pattern*; the
 // banks and reuse bits it produced are read off the SASS by the kit's check
-// (validate/sassctl.py banks ..., in build/sass-checks.txt).  Seen with nvcc
-// V13.0.88, sm_90 (decoded from the cubin; registers as ptxas chose them):
-//   ffma p0 x=fma(x,u.x,u.z), p1 fma(x,u.x,u.y), p2 alternating (u.x,u.z)/(v.x,v.z):
-//     ILP1: FFMA R6, R0, R6, R3 (banks 0,0,1: two sources share a bank), no reuse;
-//     ILP2/4: same banks, reuse bits on slots a and c (the cure)
-//   ffma p4 x=fma(x,x,x): FFMA R11, R11, R11, R11 (three reads of one register), no reuse
-//   ffma p5 x=fma(x,u.x,x): FFMA R11, R0, R11, R11 (banks 0,1,1), reuse on a at ILP2/4
-//   fmul p0/p1 x*u.x, x*u.y: FMUL R11, R0, R11 (banks differ); reuse on a at ILP2/4
-//   fmul p2 alternating: FMUL R7, R3, R6 / R6, R0, R7 (banks differ), no reuse at ILP1
-//   fmul p4 x*x: FMUL R11, R11, R11 (two reads of one register), no reuse
-// ptxas never put three distinct registers of one bank into an FFMA, nor two
-// distinct same-bank registers into an FMUL, in any pattern tried (it avoids it).
+// (validate/sassctl.py banks ..., in build/sass-checks.txt, as "sources per
+// bank / distinct registers").  Seen with nvcc V13.0.88, sm_90 (from the cubin):
+//   ffma p0 fma(x,u.x,u.z), p1 fma(x,u.x,u.y), p2 alternating (u.x,u.z)/(v.x,v.z):
+//     FFMA R6, R0, R6, R3: 2+1/3reg (two distinct registers share a bank; the
+//     least any 3-source FFMA can have), no reuse at ILP1, reuse on slots a,c at ILP2/4
+//     (the same signature as the validation kernel ffma-ilp1's loop)
+//   ffma p4 fma(x,x,x):   FFMA R11, R11, R11, R11: 3/1reg (one register read thrice), never reuse
+//   ffma p5 fma(x,u.x,x): FFMA R11, R0, R11, R11: 2+1/2reg, reuse on slot a at ILP2/4
+//   fmul p0/p1/p2 x*u:    FMUL R11, R0, R11: 1+1/2reg (no conflict), reuse on slot a at ILP2/4
+//   fmul p4 x*x:          FMUL R11, R11, R11: 2/1reg (one register read twice), never reuse
+// ptxas avoided two distinct same-bank registers in an FMUL (and three in an FFMA) in every
+// pattern tried (chains of x*y/y*x, fma(x,y,z) rotations, alternating quads): it allocates
+// around bank conflicts, so no such variant is here.
 // ILP chains are interleaved (k-th op of chain 0, of chain 1, ...).  One block
 // per SM (dynamic shared memory padding), 4*wps warps (wps = warps per
 // scheduler); clock64 around the loop of iters x 32 x ILP operations per warp.
