@@ -143,7 +143,7 @@ ncu_run() {
     rc=$?
   fi
   if [ -s "$rep.ncu-rep" ]; then
-    run_cmd 90 "$rep.raw.csv" "$rep.import.stderr" "$NCU" -i "$rep.ncu-rep" --csv --page raw --print-units base
+    run_cmd "$(box 90)" "$rep.raw.csv" "$rep.import.stderr" "$NCU" -i "$rep.ncu-rep" --csv --page raw --print-units base
     local want got
     want=$(grep -c '^LAUNCH' "$rep.stdout"); got=$(($(grep -c '^"' "$rep.raw.csv") - 2))
     sumline "ncu $name: rc=$rc results=$got/$want errors=$(cat "$rep.stdout" "$rep.stderr" | grep -c '==ERROR==') checks_failed=$(grep -c 'check=FAIL' "$rep.stdout")"
