@@ -1,6 +1,6 @@
 /* trace.c — the format-independent helpers every reader and the engine use:
  * sealing an instruction's registers, launch arithmetic, counting a warp's
- * instructions.  It calls no reader, so the readers can call it while
+ * instructions, the lane-address rule of native traces.  It calls no reader, so the readers can call it while
  * trace_open.c (the dispatcher) calls the readers: one way.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -35,6 +35,63 @@ void tr_inst_seal(struct tr_inst *in)
     in->nrs = (uint8_t)real_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
                                  in->rs, &in->smask);
     in->sealed = 1;
+}
+
+/* splitmix64's finaliser (Steele, Lea, Flood 2014): a bijection whose
+ * output bits each depend on every input bit. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* floor(a * b / 2^64): maps a uniform 64-bit a onto 0..b-1 without a
+ * division and without the bias of a modulo (portable: no __int128). */
+static uint64_t mul_hi(uint64_t a, uint64_t b)
+{
+    uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+uint64_t tr_addr_key(uint32_t block, uint32_t warp, uint64_t seq)
+{
+    return mix64(mix64(((uint64_t)block << 32) | warp) ^ seq);
+}
+
+uint32_t tr_lane_addrs(const struct tr_inst *in, uint64_t a0, uint64_t range, uint64_t key,
+                       uint32_t mask, uint64_t out[32])
+{
+    uint64_t w = in->width ? in->width : 4;
+    uint64_t step;
+    switch (in->pattern) {
+    case TR_PAT_COALESCED: step = w; break;
+    case TR_PAT_STRIDED: step = in->stride; break;
+    case TR_PAT_BROADCAST: step = 0; break;
+    case TR_PAT_RANDOM: {
+        uint64_t slots = range / w ? range / w : 1;
+        uint32_t n = 0;
+        for (uint32_t m = mask; m; m &= m - 1) {
+            uint64_t lane = (uint64_t)__builtin_ctz(m);
+            out[n++] = a0 + w * mul_hi(mix64(key + lane * 0xD1B54A32D192ED03ull), slots);
+        }
+        return n;
+    }
+    default: /* TR_PAT_ADDRESSES: the reader gives them; no rule */
+        return 0;
+    }
+    if (mask == 0xffffffffu) { /* the common case: a loop the compiler unrolls */
+        for (uint32_t i = 0; i < 32; i++)
+            out[i] = a0 + i * step;
+        return 32;
+    }
+    uint32_t n = 0;
+    for (uint32_t m = mask; m; m &= m - 1)
+        out[n++] = a0 + (uint64_t)__builtin_ctz(m) * step;
+    return n;
 }
 
 uint32_t tr_warps_per_block(const struct tr_launch *l)
