@@ -48,13 +48,31 @@ static uint64_t mix64(uint64_t x)
 }
 
 /* floor(a * b / 2^64): maps a uniform 64-bit a onto 0..b-1 without a
- * division and without the bias of a modulo (portable: no __int128). */
+ * division and without the bias of a modulo.  One instruction where the
+ * compiler has 128-bit integers; the same value from four 32-bit products
+ * elsewhere. */
 static uint64_t mul_hi(uint64_t a, uint64_t b)
 {
+#ifdef __SIZEOF_INT128__
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
     uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
     uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
     uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
     return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/* Lane i's uniform 64-bit number is lane_mix(key + (i + 1) * LANE_STEP):
+ * the instance's key is already a full splitmix64 hash (tr_addr_key), so a
+ * Weyl step per lane and one multiply-xorshift round decorrelate the lanes,
+ * at a third of a splitmix64 per lane (a random access draws 32). */
+#define LANE_STEP 0x9E3779B97F4A7C15ull
+static uint64_t lane_mix(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    return x ^ (x >> 32);
 }
 
 uint64_t tr_addr_key(uint32_t block, uint32_t warp, uint64_t seq)
@@ -72,11 +90,12 @@ uint32_t tr_lane_addrs(const struct tr_inst *in, uint64_t a0, uint64_t range, ui
     case TR_PAT_STRIDED: step = in->stride; break;
     case TR_PAT_BROADCAST: step = 0; break;
     case TR_PAT_RANDOM: {
-        uint64_t slots = range / w ? range / w : 1;
+        uint64_t slots = range / w ? range / w : 1, x = key;
         uint32_t n = 0;
-        for (uint32_t m = mask; m; m &= m - 1) {
-            uint64_t lane = (uint64_t)__builtin_ctz(m);
-            out[n++] = a0 + w * mul_hi(mix64(key + lane * 0xD1B54A32D192ED03ull), slots);
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            x += LANE_STEP; /* advanced for inactive lanes too: a lane's draw is its own */
+            if (mask >> lane & 1)
+                out[n++] = a0 + w * mul_hi(lane_mix(x), slots);
         }
         return n;
     }
