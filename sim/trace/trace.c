@@ -92,8 +92,22 @@ uint32_t tr_lane_addrs(const struct tr_inst *in, uint64_t a0, uint64_t range, ui
     case TR_PAT_RANDOM: {
         uint64_t slots = range / w ? range / w : 1, x = key;
         uint32_t n = 0;
+        if (slots <= UINT32_MAX) {
+            /* u = a 32-bit half of a 64-bit draw, so one draw serves lanes
+             * 2j and 2j+1 (half the hashing: random accesses were the
+             * costliest fill); exact for power-of-two slot counts up to 2^32 */
+            for (uint32_t lane = 0; lane < 32; lane += 2) {
+                x += LANE_STEP; /* advanced for inactive lanes too: a lane's draw is its own */
+                uint64_t h = lane_mix(x);
+                if (mask >> lane & 1)
+                    out[n++] = a0 + w * (((h & 0xffffffffu) * slots) >> 32);
+                if (mask >> (lane + 1) & 1)
+                    out[n++] = a0 + w * (((h >> 32) * slots) >> 32);
+            }
+            return n;
+        }
         for (uint32_t lane = 0; lane < 32; lane++) {
-            x += LANE_STEP; /* advanced for inactive lanes too: a lane's draw is its own */
+            x += LANE_STEP;
             if (mask >> lane & 1)
                 out[n++] = a0 + w * mul_hi(lane_mix(x), slots);
         }

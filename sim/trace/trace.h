@@ -251,7 +251,8 @@ static inline const struct tr_inst *tr_next(struct trace_kernel *k, struct tr_cu
  *   strided    lane i at a0 + i*stride
  *   broadcast  every lane at a0
  *   random     lane i at a0 + width*floor(u*(range/width)), u uniform in
- *              [0, 1) from a hash of (key, i): a width-aligned address in
+ *              [0, 1) from a hash of (key, i) (32 bits of it while
+ *              range/width < 2^32, else 64): a width-aligned address in
  *              [a0, a0 + range) (range < width counts as width)
  * Lane i is the lane's index in the warp, so an inactive lane leaves a gap.
  * `key` identifies the dynamic instance (tr_addr_key); only random reads it.
