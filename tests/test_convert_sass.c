@@ -197,6 +197,43 @@ static void test_trips_without_counts(void **state)
     conv_sass_result_free(&r);
 }
 
+/* imm: the address operand's immediate offset, and an annotation's addr=
+ * written per instruction with it (docs/sass-converter.md). */
+static void test_addr_imm(void **state)
+{
+    (void)state;
+    assert_int_equal(conv_sass_imm("LDG.E.CONSTANT R18, desc[UR4][R6.64+0x200c]"), 0x200c);
+    assert_int_equal(conv_sass_imm("LDG.E.CONSTANT R12, desc[UR4][R6.64+-0x2008]"), -0x2008);
+    assert_int_equal(conv_sass_imm("STG.E.128 desc[UR10][R4.64+0x10], R40"), 0x10);
+    assert_int_equal(conv_sass_imm("STG.E desc[UR4][R2.64], R7"), 0);
+    assert_int_equal(conv_sass_imm("LDL R2, [R1+UR4+0x18]"), 0x18);
+    assert_int_equal(conv_sass_imm("LDG.E R2, [R4.64+0x8]"), 8);
+    assert_int_equal(conv_sass_imm("ATOMG.E.ADD PT, R5, [R2.64+-0x4], R7"), -4);
+    assert_int_equal(conv_sass_imm("LD.E R2, c[0x0][0x160]"), 0); /* constant bank: no address */
+    assert_int_equal(conv_sass_imm("LDG.E R2, [0x100]"), 0x100);
+
+    static const struct conv_sass_ctl trips[] = {{0xa0, "3"}, {0x70, "2"}};
+    struct conv_sass_opts o;
+    opts(&o, D "nested.sass", "nested", 2, 128);
+    o.trips = trips;
+    o.ntrips = 2;
+    o.annot_path = D "addr.annot";
+    struct conv_sass_result r;
+    char err[TRACE_ERR_MAX] = "";
+    uint64_t total = 0;
+    assert_int_equal(convert_verify(&o, &r, &total, err), 0);
+    assert_non_null(strstr(r.text, "  /*0150*/ STG.E desc[UR4][R6.64], R4 ; pattern=coalesced "
+                                   "footprint=1024 addr=0x1000+block*512+warp*128+0x0-4\n"));
+    conv_sass_result_free(&r);
+    /* a loop index the instruction is not inside: the reader's message, at the
+     * annotation's line */
+    o.annot_path = D "addr_scope.annot";
+    assert_int_equal(convert_verify(&o, &r, &total, err), -1);
+    assert_non_null(strstr(err, D "addr_scope.annot:2:"));
+    assert_non_null(strstr(err, "loop index 'i0' out of scope: no enclosing loop here"));
+    conv_sass_result_free(&r);
+}
+
 /* The instruction-total check: a trip count that contradicts the counts. */
 static void test_total_check_fails(void **state)
 {
@@ -296,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_nested_loops_and_branches),
         cmocka_unit_test(test_trips_without_counts),
         cmocka_unit_test(test_total_check_fails),
+        cmocka_unit_test(test_addr_imm),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

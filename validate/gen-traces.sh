@@ -13,8 +13,8 @@
 # counts come from ncu's per-instruction counts (source/NAME-b4.sass.csv) where
 # they exist, else from the constants below, read off the CUDA source and the
 # SASS loop counters (the check above proves them for every point).  Memory
-# pattern/footprint come from validate/traces/NAME.annot.  Writes
-# OUTDIR/manifest.tsv (read by `smsim validate`).  Deterministic: running it
+# pattern, footprint and addresses (addr=) come from validate/traces/NAME.annot.
+# Writes OUTDIR/manifest.tsv (read by `smsim validate`).  Deterministic: running it
 # twice gives byte-identical files.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later

@@ -18,6 +18,7 @@
  */
 #include "convert/conv_sass.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
@@ -70,6 +71,8 @@ struct annot {
     uint32_t pc;          /* address (is_pc)                                   */
     char key[48];         /* opcode prefix (!is_pc)                            */
     char attrs[256];      /* normalised attributes ("pattern=x footprint=N")   */
+    char addr[200];       /* addr= expression as written ("" = none); `imm` is
+                             replaced per instruction (subst_imm)            */
     int used;             /* matched an instruction                            */
 };
 
@@ -821,10 +824,107 @@ static int read_counts(struct ctx *c)
 
 /* ---------- annotations ---------- */
 
+int64_t conv_sass_imm(const char *t)
+{
+    int skip_next = 0;
+    for (size_t j = 0; t[j]; j++) {
+        if (t[j] != '[')
+            continue;
+        size_t w = j;
+        while (w > 0 && ((t[w - 1] >= 'a' && t[w - 1] <= 'z') || (t[w - 1] >= 'A' && t[w - 1] <= 'Z')))
+            w--;
+        size_t wl = j - w;
+        const char *end = strchr(t + j, ']');
+        if (!end)
+            return 0;
+        int is_cbank = (wl == 1 && t[w] == 'c') || (wl == 2 && !strncmp(t + w, "cx", 2));
+        int is_desc = (wl == 4 && !strncmp(t + w, "desc", 4)) ||
+                      (wl == 5 && !strncmp(t + w, "gdesc", 5));
+        int follows = j > 0 && t[j - 1] == ']';
+        if (is_cbank || is_desc || (follows && skip_next)) {
+            skip_next = is_cbank; /* c[bank][offset]: the second group is the offset */
+            j = (size_t)(end - t);
+            continue;
+        }
+        /* the address: add up its numeric terms ("R6.64+0x200c", "R4.64+-0x400",
+         * "R1+UR4+0x10"); registers and their suffixes are skipped */
+        int64_t sum = 0;
+        for (size_t k = j + 1; t + k < end;) {
+            int neg = 0;
+            while (t[k] == '+' || t[k] == '-') {
+                neg ^= t[k] == '-';
+                k++;
+            }
+            size_t e = k;
+            while (t + e < end && t[e] != '+' && t[e] != '-')
+                e++;
+            if (t[k] >= '0' && t[k] <= '9') {
+                uint64_t v = strtoull(t + k, NULL, 0);
+                sum = neg ? (int64_t)((uint64_t)sum - v) : (int64_t)((uint64_t)sum + v);
+            }
+            k = e > k ? e : k + 1;
+        }
+        return sum;
+    }
+    return 0;
+}
+
+/* expr with every word `imm` replaced by the literal v (hex, negative in
+ * parentheses) into out; -1 when it does not fit. */
+static int subst_imm(const char *expr, int64_t v, char *out, size_t n)
+{
+    char lit[32];
+    if (v < 0)
+        snprintf(lit, sizeof lit, "(-0x%" PRIx64 ")", (uint64_t)0 - (uint64_t)v);
+    else
+        snprintf(lit, sizeof lit, "0x%" PRIx64, (uint64_t)v);
+    size_t o = 0;
+    for (size_t i = 0; expr[i];) {
+        int wstart = i == 0 || !(isalnum((unsigned char)expr[i - 1]) || expr[i - 1] == '_');
+        if (wstart && !strncmp(expr + i, "imm", 3) &&
+            !(isalnum((unsigned char)expr[i + 3]) || expr[i + 3] == '_')) {
+            size_t l = strlen(lit);
+            if (o + l >= n)
+                return -1;
+            memcpy(out + o, lit, l);
+            o += l;
+            i += 3;
+            continue;
+        }
+        if (o + 1 >= n)
+            return -1;
+        out[o++] = expr[i++];
+    }
+    out[o] = 0;
+    return 0;
+}
+
 static int ann_value(struct ctx *c, const char *key, const char *v, uint32_t line, uint32_t col,
                      char *out, size_t n)
 {
     const char *path = c->o->annot_path;
+    if (!strcmp(key, "addr")) {
+        /* Checked here with imm = 0 and every loop index in scope (whether the
+         * instruction is inside that many loops the reader checks when the
+         * trace is read back, at this line); written per instruction. */
+        const struct tr_launch *l = &c->o->launch;
+        struct tr_expr_launch el = {
+            .blocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2],
+            .warps = ((int64_t)l->block[0] * l->block[1] * l->block[2] + 31) / 32,
+            .gx = l->grid[0], .gy = l->grid[1], .gz = l->grid[2], .loops = TR_MAX_DEPTH};
+        char t[256];
+        struct tr_expr e;
+        char msg[200];
+        size_t pos = 0, ep = 0;
+        if (strlen(v) >= n || subst_imm(v, 0, t, sizeof t))
+            return ferr(c, path, line, col, "attribute 'addr': expression too long");
+        if (tr_expr_parse(t, &pos, &el, &e, msg, sizeof msg, &ep))
+            return ferr(c, path, line, col, "attribute 'addr': %s", msg);
+        if (t[pos])
+            return ferr(c, path, line, col, "attribute 'addr': unexpected '%s'", t + pos);
+        snprintf(out, n, "%s", v);
+        return 0;
+    }
     if (!strcmp(key, "pattern")) {
         if (strcmp(v, "coalesced") && strcmp(v, "strided") && strcmp(v, "random") &&
             strcmp(v, "broadcast"))
@@ -948,18 +1048,18 @@ static int read_annot(struct ctx *c)
             tok[te - q] = 0;
             char *eq = strchr(tok, '=');
             static const char *const keys[] = {"pattern", "stride", "footprint", "conflict",
-                                               "width"};
+                                               "width", "addr"};
             int k = -1;
             if (eq) {
                 *eq = 0;
-                for (int j = 0; j < 5; j++)
+                for (int j = 0; j < 6; j++)
                     if (!strcmp(tok, keys[j]))
                         k = j;
             }
             if (k < 0) {
                 status = ferr(c, path, line, (uint32_t)q + 1,
                               "unknown annotation '%s' (annotations describe memory accesses "
-                              "only: pattern, stride, footprint, conflict, width)", tok);
+                              "only: pattern, stride, footprint, conflict, width, addr)", tok);
                 break;
             }
             if (seen & (1u << k)) {
@@ -967,7 +1067,7 @@ static int read_annot(struct ctx *c)
                 break;
             }
             seen |= 1u << k;
-            char val[64];
+            char val[200];
             if (!eq[1]) {
                 status = ferr(c, path, line, (uint32_t)q + 1, "attribute '%s' needs a value", tok);
                 break;
@@ -976,6 +1076,11 @@ static int read_annot(struct ctx *c)
                           sizeof val)) {
                 status = -1;
                 break;
+            }
+            if (k == 5) { /* addr: kept apart, `imm` differs per instruction */
+                snprintf(a->addr, sizeof a->addr, "%s", val);
+                q = skip_ws(s, te);
+                continue;
             }
             int w = snprintf(a->attrs + ol, sizeof a->attrs - ol, "%s%s=%s", ol ? " " : "", tok,
                              val);
@@ -1137,6 +1242,13 @@ static void emit_inst(struct ctx *c, uint32_t i, int depth, const char *override
         src.annot_line = a->line;
         src.annot_col = a->acol;
         put(c, "%s", a->attrs);
+        if (a->addr[0]) {
+            char e[1024]; /* the annotation's < 200 characters, each imm at most 21 */
+            if (subst_imm(a->addr, conv_sass_imm(in->text), e, sizeof e))
+                c->oom = 1; /* cannot happen: see the bound above */
+            else
+                put(c, "%saddr=%s", a->attrs[0] ? " " : "", e);
+        }
     }
     if (note)
         put(c, "  # %s", note);

@@ -82,6 +82,13 @@ void conv_sass_result_free(struct conv_sass_result *r);
 int conv_sass_verify(const struct conv_sass_result *r, const char *path, uint64_t *total,
                      char err[TRACE_ERR_MAX]);
 
+/* The immediate offset of a SASS memory instruction's address operand: the
+ * sum of the numbers in its first [...] group that is not a descriptor
+ * (desc[UR4]) or constant bank (c[0x0][0x160]): "LDG.E R2, desc[UR4][R6.64+0x200c]"
+ * -> 0x200c, "[R4.64+-0x400]" -> -0x400, "[R2.64]" -> 0.  An annotation's
+ * addr= expression names it `imm` (docs/sass-converter.md). */
+int64_t conv_sass_imm(const char *text);
+
 /* Warp-instructions of every warp of kernel k added up (saturating). */
 uint64_t conv_sass_kernel_insts(struct trace_kernel *k);
 

@@ -1,6 +1,6 @@
 /* trace.c — the format-independent helpers every reader and the engine use:
  * sealing an instruction's registers, launch arithmetic, counting a warp's
- * instructions.  It calls no reader, so the readers can call it while
+ * instructions, the lane-address rule of native traces.  It calls no reader, so the readers can call it while
  * trace_open.c (the dispatcher) calls the readers: one way.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -35,6 +35,96 @@ void tr_inst_seal(struct tr_inst *in)
     in->nrs = (uint8_t)real_regs(in->src, in->nsrc < TR_MAX_SRC ? in->nsrc : TR_MAX_SRC,
                                  in->rs, &in->smask);
     in->sealed = 1;
+}
+
+/* splitmix64's finaliser (Steele, Lea, Flood 2014): a bijection whose
+ * output bits each depend on every input bit. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* floor(a * b / 2^64): maps a uniform 64-bit a onto 0..b-1 without a
+ * division and without the bias of a modulo.  One instruction where the
+ * compiler has 128-bit integers; the same value from four 32-bit products
+ * elsewhere. */
+static uint64_t mul_hi(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
+    uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+#endif
+}
+
+/* Lane i's uniform 64-bit number is lane_mix(key + (i + 1) * LANE_STEP):
+ * the instance's key is already a full splitmix64 hash (tr_addr_key), so a
+ * Weyl step per lane and one multiply-xorshift round decorrelate the lanes,
+ * at a third of a splitmix64 per lane (a random access draws 32). */
+#define LANE_STEP 0x9E3779B97F4A7C15ull
+static uint64_t lane_mix(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    return x ^ (x >> 32);
+}
+
+uint64_t tr_addr_key(uint32_t block, uint32_t warp, uint64_t seq)
+{
+    return mix64(mix64(((uint64_t)block << 32) | warp) ^ seq);
+}
+
+uint32_t tr_lane_addrs(const struct tr_inst *in, uint64_t a0, uint64_t range, uint64_t key,
+                       uint32_t mask, uint64_t out[32])
+{
+    uint64_t w = in->width ? in->width : 4;
+    uint64_t step;
+    switch (in->pattern) {
+    case TR_PAT_COALESCED: step = w; break;
+    case TR_PAT_STRIDED: step = in->stride; break;
+    case TR_PAT_BROADCAST: step = 0; break;
+    case TR_PAT_RANDOM: {
+        uint64_t slots = range / w ? range / w : 1, x = key;
+        uint32_t n = 0;
+        if (slots <= UINT32_MAX) {
+            /* u = a 32-bit half of a 64-bit draw, so one draw serves lanes
+             * 2j and 2j+1 (half the hashing: random accesses were the
+             * costliest fill); exact for power-of-two slot counts up to 2^32 */
+            for (uint32_t lane = 0; lane < 32; lane += 2) {
+                x += LANE_STEP; /* advanced for inactive lanes too: a lane's draw is its own */
+                uint64_t h = lane_mix(x);
+                if (mask >> lane & 1)
+                    out[n++] = a0 + w * (((h & 0xffffffffu) * slots) >> 32);
+                if (mask >> (lane + 1) & 1)
+                    out[n++] = a0 + w * (((h >> 32) * slots) >> 32);
+            }
+            return n;
+        }
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            x += LANE_STEP;
+            if (mask >> lane & 1)
+                out[n++] = a0 + w * mul_hi(lane_mix(x), slots);
+        }
+        return n;
+    }
+    default: /* TR_PAT_ADDRESSES: the reader gives them; no rule */
+        return 0;
+    }
+    if (mask == 0xffffffffu) { /* the common case: a loop the compiler unrolls */
+        for (uint32_t i = 0; i < 32; i++)
+            out[i] = a0 + i * step;
+        return 32;
+    }
+    uint32_t n = 0;
+    for (uint32_t m = mask; m; m &= m - 1)
+        out[n++] = a0 + (uint64_t)__builtin_ctz(m) * step;
+    return n;
 }
 
 uint32_t tr_warps_per_block(const struct tr_launch *l)

@@ -160,6 +160,13 @@ struct tr_cursor {
     uint32_t depth;               /* loop nesting depth in use                   */
     uint32_t left[TR_MAX_DEPTH];  /* remaining trips per open loop               */
     void *state;                  /* reader-owned per-warp state, or NULL         */
+    /* (touched only by instructions with addresses: after the hot line) */
+    uint32_t trips[TR_MAX_DEPTH]; /* trip count of each open loop (native traces:
+                                     trip k of loop j is trips[j] - left[j])      */
+    uint64_t addr[32];            /* reader-filled per-lane addresses: struct
+                                     tr_dyn.addr points here (each cursor its own,
+                                     so warps on several threads share nothing);
+                                     valid until the next warp_next             */
 };
 
 struct trace_kernel;
@@ -234,6 +241,29 @@ static inline const struct tr_inst *tr_next(struct trace_kernel *k, struct tr_cu
     }
     return k->ops->warp_next(k, c, dyn);
 }
+
+/* The lane-address rule of the native format (docs/trace-format.md,
+ * "Addresses"), one definition for every reader and tool: the byte address
+ * of each active lane of `mask`, in lane order, into out[0..return) for an
+ * access whose lane 0 is at a0, by the instruction's pattern and width
+ * (0 = 4 bytes):
+ *   coalesced  lane i at a0 + i*width
+ *   strided    lane i at a0 + i*stride
+ *   broadcast  every lane at a0
+ *   random     lane i at a0 + width*floor(u*(range/width)), u uniform in
+ *              [0, 1) from a hash of (key, i) (32 bits of it while
+ *              range/width < 2^32, else 64): a width-aligned address in
+ *              [a0, a0 + range) (range < width counts as width)
+ * Lane i is the lane's index in the warp, so an inactive lane leaves a gap.
+ * `key` identifies the dynamic instance (tr_addr_key); only random reads it.
+ * Returns the lanes written (0 for TR_PAT_ADDRESSES, which has no rule). */
+uint32_t tr_lane_addrs(const struct tr_inst *in, uint64_t a0, uint64_t range, uint64_t key,
+                       uint32_t mask, uint64_t out[32]);
+/* The key of one dynamic instance for tr_lane_addrs: a hash of the warp's
+ * (block, warp) and its dynamic instruction number `seq` (the instruction's
+ * 0-based position in the warp's stream), so random addresses depend on
+ * nothing but the instance: not on threads, visiting order or other warps. */
+uint64_t tr_addr_key(uint32_t block, uint32_t warp, uint64_t seq);
 
 /* Warps per block of a launch: ceil(threads / 32). */
 uint32_t tr_warps_per_block(const struct tr_launch *l);

@@ -2,7 +2,8 @@
  *
  * Recursive descent with C precedence emits postfix code; every operation
  * whose operands are constants is folded on the spot, so an expression that
- * does not mention block, warp, bx, by or bz ends as a single literal.
+ * does not mention block, warp, bx, by, bz or a loop index (i0..i7, only in
+ * addr= expressions) ends as a single literal.
  * Evaluation walks the code with a fixed stack of TR_EXPR_MAX entries (code
  * length bounds stack depth), so it cannot overflow and never allocates.
  * Parsing recurses per parenthesis, min/max argument, conditional and prefix
@@ -22,7 +23,8 @@ enum {
     OP_MUL, OP_DIV, OP_MOD, OP_ADD, OP_SUB, OP_SHL, OP_SHR,
     OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
     OP_BAND, OP_BXOR, OP_BOR, OP_LAND, OP_LOR, OP_MIN, OP_MAX,
-    OP_TERN
+    OP_TERN,
+    OP_ITER /* loop index: code.val = K of iK */
 };
 
 static int is_word(char c)
@@ -138,6 +140,11 @@ int64_t tr_expr_eval(const struct tr_expr_op *code, int n, const struct tr_expr_
         case OP_BX: st[sp++] = env->block % env->gx; break;
         case OP_BY: st[sp++] = (env->block / env->gx) % env->gy; break;
         case OP_BZ: st[sp++] = env->block / (env->gx * env->gy); break;
+        case OP_ITER: {
+            int k = (int)code[i].val;
+            st[sp++] = (int64_t)env->trips[k] - (int64_t)env->left[k];
+            break;
+        }
         case OP_NEG: case OP_NOT: case OP_BNOT:
             st[sp - 1] = apply1(op, st[sp - 1]);
             break;
@@ -285,6 +292,24 @@ static int parse_primary(struct ps *p)
         if (IS("gx")) return emit(p, OP_PUSH, p->l->gx);
         if (IS("gy")) return emit(p, OP_PUSH, p->l->gy);
         if (IS("gz")) return emit(p, OP_PUSH, p->l->gz);
+        if (len == 2 && w[0] == 'i' && w[1] >= '0' && w[1] <= '9') {
+            int k = w[1] - '0';
+            if (k < p->l->loops)
+                return emit(p, OP_ITER, k);
+            char m[200];
+            if (p->l->loops == 0)
+                snprintf(m, sizeof m, "loop index '%.*s' out of scope: no enclosing loop here "
+                         "(i0..i7 name the trips of an instruction's enclosing loops, in addr= "
+                         "only)", (int)len, w);
+            else if (p->l->loops == 1)
+                snprintf(m, sizeof m, "loop index '%.*s' out of scope: this instruction is "
+                         "inside 1 loop (i0)", (int)len, w);
+            else
+                snprintf(m, sizeof m, "loop index '%.*s' out of scope: this instruction is "
+                         "inside %d loops (i0..i%d)", (int)len, w, p->l->loops,
+                         p->l->loops - 1);
+            return fail(p, at, m);
+        }
         if (IS("min") || IS("max")) {
             int op = IS("min") ? OP_MIN : OP_MAX;
             if (!accept(p, "("))
@@ -302,10 +327,11 @@ static int parse_primary(struct ps *p)
             return binop(p, op, a, b, at);
         }
 #undef IS
-        char m[160];
+        char m[200];
         snprintf(m, sizeof m,
                  "unknown name '%.*s' in expression (expected block, warp, bx, by, bz, "
-                 "blocks, warps, gx, gy, gz, min, max)", (int)(len > 40 ? 40 : len), w);
+                 "blocks, warps, gx, gy, gz, min, max%s)", (int)(len > 40 ? 40 : len), w,
+                 p->l->loops ? ", i0..i7" : "");
         return fail(p, at, m);
     }
     if (c == '\0' || c == '{' || c == '}')

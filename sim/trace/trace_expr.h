@@ -1,6 +1,7 @@
 /* trace_expr.h — the small integer expression language of native traces
- * (trip counts, `when` conditions): parsed once into postfix code, evaluated
- * per warp without allocation.  docs/trace-format.md gives the grammar.
+ * (trip counts, `when` conditions, `addr=` of memory instructions): parsed
+ * once into postfix code, evaluated per warp without allocation.
+ * docs/trace-format.md gives the grammar.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -23,6 +24,10 @@ struct tr_expr_launch {
     int64_t blocks;  /* `blocks`: blocks in the grid                        */
     int64_t warps;   /* `warps`: warps per block                            */
     int64_t gx, gy, gz; /* `gx` `gy` `gz`: grid dimensions                  */
+    int loops;       /* loop indices in scope: `i0`..`i<loops-1>` (addr= of an
+                        instruction inside that many loops); 0 elsewhere, where
+                        a loop index is an error (trip counts and conditions
+                        are per warp, not per trip)                         */
 };
 
 /* What a warp's expression may read at run time. */
@@ -30,13 +35,16 @@ struct tr_expr_env {
     int64_t block;   /* linear block index                                  */
     int64_t warp;    /* warp index in the block                             */
     int64_t gx, gy;  /* grid x and y, to derive bx, by, bz                  */
+    const uint32_t *trips; /* `iK` = trips[K] - left[K]: the 0-based trip of */
+    const uint32_t *left;  /* the K-th enclosing loop (struct tr_cursor's
+                              arrays); read only by code that names iK      */
 };
 
 /* Result of parsing one expression. */
 struct tr_expr {
     struct tr_expr_op code[TR_EXPR_MAX]; /* postfix code                     */
     int n;           /* operations in code                                  */
-    int is_const;    /* 1 when no operand depends on block or warp           */
+    int is_const;    /* 1 when no operand depends on block, warp or a loop   */
     int64_t value;   /* the value when is_const                              */
 };
 

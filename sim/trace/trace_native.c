@@ -11,6 +11,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,11 @@ struct fctx {
     struct frame fr[TR_NATIVE_MAX_NEST]; /* open blocks                         */
     int nfr;                 /* entries in fr                                  */
     int loops;               /* open loops among them                          */
+    uint32_t memcap;         /* capacity of p->mem                             */
+    uint32_t nregions;       /* footprint regions handed out in this kernel    */
+    char **arrays;           /* array= names, region k = arrays[k] (NULL: an
+                                instruction's own region)                      */
+    uint32_t arraycap;       /* capacity of arrays                             */
 };
 
 static int perr(struct fctx *f, unsigned line, size_t col, const char *fmt, ...)
@@ -267,15 +273,63 @@ static int operand_sources(struct fctx *f, struct tr_inst *in, const char *tok, 
 
 enum {
     AT_PATTERN = 1, AT_STRIDE = 2, AT_FOOTPRINT = 4, AT_CONFLICT = 8, AT_WIDTH = 16,
-    AT_LAT = 32, AT_MASK = 64
+    AT_LAT = 32, AT_MASK = 64, AT_ADDR = 128, AT_ARRAY = 256
 };
+enum { AT_COUNT = 9 };
+
+/* What addr= and array= said (parse_attrs), for inst_addrs. */
+struct attr_addr {
+    int has_addr;            /* addr= given                                    */
+    struct nt_mem m;         /* its value: is_const/value or expr              */
+    size_t addr_at;          /* column of "addr" (messages)                    */
+    const char *array;       /* array= name (in the line), NULL if none        */
+    size_t array_len;        /* its length                                     */
+    size_t array_at;         /* column of "array"                              */
+};
+
+static int store_expr(struct fctx *f, const struct tr_expr *e, uint32_t *idx);
+
+/* addr=EXPR at s[vat]: the value runs to the next blank (no spaces inside,
+ * like every attribute value) and is a whole expression in which the loop
+ * indices of the instruction's enclosing loops are in scope. */
+static int parse_addr(struct fctx *f, const char *s, size_t vat, size_t *end,
+                      struct attr_addr *aa)
+{
+    size_t n = 0;
+    while (s[vat + n] && !is_ws(s[vat + n]))
+        n++;
+    char buf[1024];
+    if (n >= sizeof buf)
+        return ERR(f, vat, "attribute 'addr': expression longer than %zu characters",
+                   sizeof buf - 1);
+    memcpy(buf, s + vat, n);
+    buf[n] = '\0';
+    struct tr_expr e;
+    char msg[256];
+    size_t pos = 0, epos = 0;
+    struct tr_expr_launch lc = f->lc;
+    lc.loops = f->loops;
+    if (tr_expr_parse(buf, &pos, &lc, &e, msg, sizeof msg, &epos))
+        return ERR(f, vat + epos, "attribute 'addr': %s", msg);
+    if (buf[pos])
+        return ERR(f, vat + pos, "attribute 'addr': unexpected '%.*s' in the expression (no "
+                                 "spaces inside an attribute value)", tok_len(buf + pos), buf + pos);
+    aa->has_addr = 1;
+    aa->m.mode = NT_A_EXPR;
+    aa->m.is_const = (uint8_t)e.is_const;
+    aa->m.value = (uint64_t)e.value;
+    if (!e.is_const && store_expr(f, &e, &aa->m.expr))
+        return -1;
+    *end = vat + n;
+    return 0;
+}
 
 /* Parse "key=value" attributes from s[p...]. */
 static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_info *info,
-                       const char *s, size_t p)
+                       const char *s, size_t p, struct attr_addr *aa)
 {
-    static const char *const names[] = {"pattern", "stride", "footprint", "conflict",
-                                        "width", "lat", "mask"};
+    static const char *const names[AT_COUNT] = {"pattern", "stride", "footprint", "conflict",
+                                                "width", "lat", "mask", "addr", "array"};
     unsigned seen = 0;
     size_t pat_at = 0, stride_at = 0;
     for (;;) {
@@ -288,12 +342,12 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
             return ERR(f, p, "unexpected '%.*s' after the operands (attributes are key=value)",
                        tok_len(s + p), s + p);
         int a = -1;
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < AT_COUNT; i++)
             if (word_is(s + p, kn, names[i]))
                 a = i;
         if (a < 0)
             return ERR(f, kat, "unknown attribute '%.*s' (expected pattern, stride, footprint, "
-                               "conflict, width, lat or mask)", (int)kn, s + kat);
+                               "conflict, width, lat, mask, addr or array)", (int)kn, s + kat);
         unsigned bit = 1u << a;
         if (seen & bit)
             return ERR(f, kat, "duplicate attribute '%s'", names[a]);
@@ -305,10 +359,34 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
         }
         if (bit == AT_CONFLICT && in->space != TR_SP_SHARED)
             return ERR(f, kat, "attribute 'conflict' applies only to shared-memory instructions");
+        if ((bit & (AT_ADDR | AT_ARRAY)) && in->space != TR_SP_GLOBAL &&
+            in->space != TR_SP_LOCAL)
+            return ERR(f, kat, "attribute '%s' applies only to global and local memory "
+                               "instructions (LDG, STG, LD, ST, ATOM, RED, LDL, STL, ...)",
+                       names[a]);
         p += kn + 1;
         size_t vat = p;
         if (!s[p] || is_ws(s[p]))
             return ERR(f, vat, "attribute '%s' needs a value", names[a]);
+        if (bit == AT_ADDR) {
+            aa->addr_at = kat;
+            if (parse_addr(f, s, vat, &p, aa))
+                return -1;
+            continue;
+        }
+        if (bit == AT_ARRAY) {
+            size_t vn = 0;
+            while (s[p + vn] && !is_ws(s[p + vn]))
+                vn++;
+            if (word_len(s + p) != vn)
+                return ERR(f, vat, "bad array name '%.*s' (letters, digits and _)",
+                           tok_len(s + p), s + p);
+            aa->array = s + p;
+            aa->array_len = vn;
+            aa->array_at = kat;
+            p += vn;
+            continue;
+        }
         if (bit == AT_PATTERN) {
             size_t vn = word_len(s + p);
             static const char *const pats[] = {"coalesced", "strided", "random", "broadcast"};
@@ -378,6 +456,93 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
         return ERR(f, stride_at, "attribute 'stride' needs pattern=strided");
     else if ((seen & AT_PATTERN) && in->pattern == TR_PAT_STRIDED && !(seen & AT_STRIDE))
         return ERR(f, pat_at, "pattern=strided needs stride=BYTES");
+    if ((seen & AT_ADDR) && in->pattern == TR_PAT_RANDOM && !(seen & AT_FOOTPRINT))
+        return ERR(f, aa->addr_at, "pattern=random with addr= needs footprint=BYTES (the range "
+                                   "[addr, addr+footprint) the lanes draw from)");
+    if ((seen & AT_ARRAY) && (seen & AT_ADDR))
+        return ERR(f, aa->array_at, "attribute 'array' names the region of a footprint without "
+                                    "addr= (addr= gives the addresses itself)");
+    if ((seen & AT_ARRAY) && !(seen & AT_FOOTPRINT))
+        return ERR(f, aa->array_at, "attribute 'array' needs footprint=BYTES (the region's size)");
+    return 0;
+}
+
+/* Forget the array= names (a new kernel numbers its regions afresh). */
+static void free_arrays(struct fctx *f)
+{
+    for (uint32_t r = 0; r < f->nregions; r++)
+        free(f->arrays[r]);
+    free(f->arrays);
+    f->arrays = NULL;
+    f->arraycap = 0;
+    f->nregions = 0;
+}
+
+/* Region number of an array= name in this kernel (a new one the first time). */
+static int array_region(struct fctx *f, const char *name, size_t n, size_t at, uint32_t *region)
+{
+    for (uint32_t r = 0; r < f->nregions; r++)
+        if (f->arrays[r] && strlen(f->arrays[r]) == n && !strncmp(f->arrays[r], name, n)) {
+            *region = r;
+            return 0;
+        }
+    if (grow((void **)&f->arrays, &f->arraycap, f->nregions + 1, sizeof *f->arrays) ||
+        !(f->arrays[f->nregions] = malloc(n + 1)))
+        return ERR(f, at, "out of memory");
+    memcpy(f->arrays[f->nregions], name, n);
+    f->arrays[f->nregions][n] = '\0';
+    *region = f->nregions++;
+    return 0;
+}
+
+/* Address regions of footprint shorthands are 2^40 bytes (1 TiB) apart,
+ * the first at 1 TiB: far beyond any footprint, so regions never overlap,
+ * and aligned to every line and page size.  2^24 - 1 of them fit below 2^64. */
+enum { REGION_SHIFT = 40 };
+#define REGION_MAX ((UINT32_C(1) << (64 - REGION_SHIFT)) - 1)
+
+/* The addresses of instruction pg->insts[idx] (docs/trace-format.md,
+ * "Addresses"): addr= for global/local instructions, else the footprint
+ * shorthand, else none.  Sets *has when it has some. */
+static int inst_addrs(struct fctx *f, const struct tr_inst *in, uint32_t idx,
+                      const struct attr_addr *aa, int *has)
+{
+    struct nt_mem m = aa->m;
+    *has = 0;
+    if (in->space != TR_SP_GLOBAL && in->space != TR_SP_LOCAL)
+        return 0;
+    if (!aa->has_addr && in->footprint == 0)
+        return 0;
+    m.range = in->footprint;
+    if (!aa->has_addr) {
+        uint32_t region;
+        if (aa->array) {
+            if (array_region(f, aa->array, aa->array_len, aa->array_at, &region))
+                return -1;
+        } else {
+            if (grow((void **)&f->arrays, &f->arraycap, f->nregions + 1, sizeof *f->arrays))
+                return ERR(f, 0, "out of memory");
+            f->arrays[f->nregions] = NULL;
+            region = f->nregions++;
+        }
+        if (region >= REGION_MAX)
+            return ERR(f, 0, "more than %" PRIu32 " footprint regions in kernel '%s'",
+                       (uint32_t)REGION_MAX, f->k->launch.name);
+        uint64_t w = in->width ? in->width : 4;
+        m.mode = NT_A_FOOTPRINT;
+        m.value = (uint64_t)(region + 1) << REGION_SHIFT;
+        m.span = in->pattern == TR_PAT_STRIDED ? 32 * (uint64_t)in->stride
+                 : in->pattern == TR_PAT_BROADCAST ? w : 32 * w;
+        m.chunks = in->footprint / m.span ? in->footprint / m.span : 1;
+    }
+    struct nt_prog *pg = f->p;
+    uint32_t old = f->memcap;
+    if (grow((void **)&pg->mem, &f->memcap, idx + 1, sizeof *pg->mem))
+        return ERR(f, 0, "out of memory");
+    if (f->memcap > old)
+        memset(pg->mem + old, 0, (size_t)(f->memcap - old) * sizeof *pg->mem);
+    pg->mem[idx] = m;
+    *has = 1;
     return 0;
 }
 
@@ -558,7 +723,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     }
     if (s[p] == ';')
         p++;
-    if (parse_attrs(f, &in, &info, s, p))
+    struct attr_addr aa;
+    memset(&aa, 0, sizeof aa);
+    if (parse_attrs(f, &in, &info, s, p, &aa))
         return -1;
 
     /* Control-flow rules for EXIT. */
@@ -582,8 +749,12 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
         grow((void **)&pg->insts, &f->instcap, pg->ninsts + 1, sizeof *pg->insts))
         return ERR(f, 0, "out of memory");
     pg->insts[pg->ninsts] = in;
+    int has_addr;
+    if (inst_addrs(f, &in, pg->ninsts, &aa, &has_addr))
+        return -1;
     uint32_t opi;
-    if (new_op(f, NT_INST, terminal ? NT_F_EXIT : 0, 0, pg->ninsts, &opi))
+    if (new_op(f, NT_INST, (terminal ? NT_F_EXIT : 0) | (has_addr ? NT_F_ADDR : 0), 0,
+               pg->ninsts, &opi))
         return -1;
     pg->ninsts++;
     struct frame *fr = top(f);
@@ -617,17 +788,27 @@ static int parse_ctl_expr(struct fctx *f, const char *s, size_t *p, int *flags, 
         *arg = (uint64_t)e.value;
         return 0;
     }
+    uint32_t idx;
+    if (store_expr(f, &e, &idx))
+        return -1;
+    *flags = 0;
+    *arg = idx;
+    f->p->dynamic = 1; /* control depends on block/warp: counts differ per warp */
+    return 0;
+}
+
+/* Append a dynamic expression's code to the program; *idx = its entry. */
+static int store_expr(struct fctx *f, const struct tr_expr *e, uint32_t *idx)
+{
     struct nt_prog *pg = f->p;
-    if (grow((void **)&pg->code, &f->codecap, pg->ncode + (uint32_t)e.n, sizeof *pg->code) ||
+    if (grow((void **)&pg->code, &f->codecap, pg->ncode + (uint32_t)e->n, sizeof *pg->code) ||
         grow((void **)&pg->exprs, &f->exprcap, pg->nexprs + 1, sizeof *pg->exprs))
         return ERR(f, 0, "out of memory");
-    memcpy(pg->code + pg->ncode, e.code, (size_t)e.n * sizeof e.code[0]);
+    memcpy(pg->code + pg->ncode, e->code, (size_t)e->n * sizeof e->code[0]);
     pg->exprs[pg->nexprs].off = pg->ncode;
-    pg->exprs[pg->nexprs].n = (uint32_t)e.n;
-    pg->ncode += (uint32_t)e.n;
-    *flags = 0;
-    *arg = pg->nexprs++;
-    pg->dynamic = 1;
+    pg->exprs[pg->nexprs].n = (uint32_t)e->n;
+    pg->ncode += (uint32_t)e->n;
+    *idx = pg->nexprs++;
     return 0;
 }
 
@@ -936,7 +1117,8 @@ static int parse_kernel(struct fctx *f, const char *s, size_t at)
     f->p = calloc(1, sizeof *f->p);
     if (!f->k || !f->p)
         return ERR(f, at, "out of memory");
-    f->opcap = f->instcap = f->codecap = f->exprcap = 0;
+    f->opcap = f->instcap = f->codecap = f->exprcap = f->memcap = 0;
+    free_arrays(f);
     struct tr_launch *l = &f->k->launch;
     memcpy(l->name, name, nn + 1);
     memcpy(l->grid, grid, sizeof grid);
@@ -969,6 +1151,7 @@ static int parse_kernel(struct fctx *f, const char *s, size_t at)
 
 static void drop_kernel(struct fctx *f)
 {
+    free_arrays(f);
     if (f->k) {
         nt_prog_free(f->p);
         free(f->k);
@@ -1337,6 +1520,7 @@ int tr_native_stats(const struct trace_kernel *k, struct tr_native_stats *st)
     st->exprs = p->nexprs;
     st->dynamic = p->dynamic;
     st->bytes = p->nops * sizeof *p->ops + p->ninsts * sizeof *p->insts +
-                p->ncode * sizeof *p->code + p->nexprs * sizeof *p->exprs;
+                p->ncode * sizeof *p->code + p->nexprs * sizeof *p->exprs +
+                (p->mem ? p->ninsts * sizeof *p->mem : 0);
     return 0;
 }

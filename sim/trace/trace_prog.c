@@ -24,6 +24,43 @@ static void make_env(const struct nt_prog *p, uint32_t block, uint32_t warp,
     env->warp = warp;
     env->gx = p->gx;
     env->gy = p->gy;
+    env->trips = NULL; /* only addr= names loop indices (parse-time rule) */
+    env->left = NULL;
+}
+
+/* Per-lane addresses of an instruction with NT_F_ADDR into the cursor's
+ * buffer (docs/trace-format.md, "Addresses"): lane 0's address from addr= or
+ * the footprint shorthand, the lanes from tr_lane_addrs. */
+static void fill_addrs(const struct nt_prog *p, struct tr_cursor *c, const struct tr_inst *in,
+                       const struct nt_mem *m, struct tr_expr_env *env, struct tr_dyn *dyn)
+{
+    uint64_t a0;
+    if (m->mode == NT_A_EXPR) {
+        if (m->is_const) {
+            a0 = m->value;
+        } else {
+            const struct nt_expr *e = &p->exprs[m->expr];
+            env->trips = c->trips;
+            env->left = c->left;
+            a0 = (uint64_t)tr_expr_eval(p->code + e->off, (int)e->n, env);
+        }
+    } else if (in->pattern == TR_PAT_RANDOM) {
+        a0 = m->value; /* the lanes draw from the whole region */
+    } else {
+        /* The instance's position: its trip number over the enclosing loops
+         * (the instruction runs once per innermost trip: conditions are per
+         * warp), then every warp of the grid one span further, grid-stride,
+         * wrapping at the region's end. */
+        uint64_t k = 0;
+        for (uint32_t j = 0; j < c->depth; j++)
+            k = k * c->trips[j] + (c->trips[j] - c->left[j]);
+        uint64_t g = (uint64_t)c->block * p->warps + c->warp;
+        a0 = m->value + ((k * (p->blocks * p->warps) + g) % m->chunks) * m->span;
+    }
+    /* seq already counts this instance: its 0-based number is seq - 1 */
+    uint64_t key = in->pattern == TR_PAT_RANDOM ? tr_addr_key(c->block, c->warp, c->seq - 1) : 0;
+    dyn->naddr = tr_lane_addrs(in, a0, m->range, key, in->active, c->addr);
+    dyn->addr = dyn->naddr ? c->addr : NULL;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -137,6 +174,8 @@ static const struct tr_inst *nt_warp_next(struct trace_kernel *k, struct tr_curs
                 dyn->active_mask = in->active;
                 dyn->naddr = 0;
                 dyn->addr = NULL;
+                if (op->flags & NT_F_ADDR)
+                    fill_addrs(p, c, in, &p->mem[op->arg], &env, dyn);
             }
             return in;
         }
@@ -150,6 +189,7 @@ static const struct tr_inst *nt_warp_next(struct trace_kernel *k, struct tr_curs
             if (!n) {
                 c->pc = op->target;
             } else {
+                c->trips[c->depth] = n;
                 c->left[c->depth++] = n;
                 c->pc++;
             }
@@ -189,12 +229,15 @@ void nt_prog_free(struct nt_prog *p)
     free(p->insts);
     free(p->code);
     free(p->exprs);
+    free(p->mem);
     free(p);
 }
 
+/* May op be part of tr_next's run?  Not an EXIT (the stream ends) nor an
+ * instruction with addresses (tr_next fills none). */
 static int nt_plain(const struct nt_op *op)
 {
-    return op->type == NT_INST && !(op->flags & NT_F_EXIT);
+    return op->type == NT_INST && !(op->flags & (NT_F_EXIT | NT_F_ADDR));
 }
 
 int nt_prog_runs(struct nt_prog *p)

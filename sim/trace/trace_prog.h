@@ -33,7 +33,27 @@ enum nt_op_type {
 enum {
     NT_F_CONST = 1,       /* LOOP/COND: arg is the literal value, not an expr */
     NT_F_EXIT = 2,        /* INST: the warp's stream ends after it            */
-    NT_F_MAYBE_EMPTY = 4  /* LOOP: body may produce nothing for some warps    */
+    NT_F_MAYBE_EMPTY = 4, /* LOOP: body may produce nothing for some warps    */
+    NT_F_ADDR = 8         /* INST: fills per-lane addresses (nt_prog.mem[arg]) */
+};
+
+/* Where an instruction's lane 0 is (docs/trace-format.md, "Addresses"). */
+enum nt_addr_mode {
+    NT_A_NONE,      /* no addresses (naddr = 0)                                */
+    NT_A_EXPR,      /* addr=EXPR: lane 0 at the expression's value             */
+    NT_A_FOOTPRINT  /* footprint shorthand: walks a region of `footprint` bytes */
+};
+
+/* Addresses of one static instruction (global or local space). */
+struct nt_mem {
+    uint8_t mode;        /* enum nt_addr_mode                                   */
+    uint8_t is_const;    /* NT_A_EXPR: the address is `value`, else exprs[expr]  */
+    uint16_t pad;        /* (explicit layout)                                   */
+    uint32_t expr;       /* NT_A_EXPR, !is_const: index in nt_prog.exprs        */
+    uint64_t value;      /* NT_A_EXPR: constant address; NT_A_FOOTPRINT: region base */
+    uint64_t range;      /* random: bytes the lanes draw from (the footprint)   */
+    uint64_t span;       /* NT_A_FOOTPRINT streaming: bytes one access advances  */
+    uint64_t chunks;     /* NT_A_FOOTPRINT streaming: positions in the region   */
 };
 
 struct nt_op {
@@ -58,6 +78,8 @@ struct nt_prog {
     uint32_t ncode;           /* entries in code                              */
     struct nt_expr *exprs;    /* dynamic expressions                          */
     uint32_t nexprs;          /* entries in exprs                             */
+    struct nt_mem *mem;       /* [ninsts] addresses per instruction, NULL when
+                                 no instruction has any                        */
     uint32_t *run;            /* [nops] plain instructions that follow op i
                                  straight (consecutive ops and insts, no EXIT
                                  flag): tr_next's run; NULL: none computed     */
