@@ -111,7 +111,7 @@ done
 # the latency, bounds them).  ipt NAME: instructions per trip.
 ipt() { case "$1" in *_tput_w32) echo 8 ;; *) echo 2 ;; esac; }
 chain() {
-    local body smem=0 threads=32
+    local body body2='' smem=0 threads=32
     case "$1" in
     ffma_chain)  body='FFMA R12, R12, R10, R11' ;;
     imad_chain)  body='IMAD R12, R12, R10, R11' ;;
@@ -127,8 +127,13 @@ chain() {
     $op R14, R14, R10, R11
     $op R16, R16, R10, R11
     $op R18, R18, R10, R11" ;;
-    l1_chase_1lane)   body='LDG.E.64 R12, desc[UR6][R12.64] pattern=random footprint=16K mask=0x1' ;;
-    l1_chase_32lanes) body='LDG.E.64 R12, desc[UR6][R12.64] pattern=random footprint=16K' ;;
+    # L1: a walk over the 128 lines of 16 KiB, one line per load (32
+    # lanes: 32 lines 128 bytes apart), as the warmed calibration chase;
+    # the 256 trips more of the longer trace all hit (caches have tags)
+    l1_chase_1lane)   body='LDG.E.64 R12, desc[UR6][R12.64] addr=i0%64*256 mask=0x1'
+                      body2='LDG.E.64 R12, desc[UR6][R12.64] addr=i0%64*256+128 mask=0x1' ;;
+    l1_chase_32lanes) body='LDG.E.64 R12, desc[UR6][R12.64] stride=128 addr=i0%2*8192'
+                      body2='LDG.E.64 R12, desc[UR6][R12.64] stride=128 addr=i0%2*8192+4096' ;;
     l2_chase_1lane)   body='LDG.E.64 R12, desc[UR6][R12.64] pattern=random mask=0x1' ;;
     l2_chase_32lanes) body='LDG.E.64 R12, desc[UR6][R12.64] pattern=random' ;;
     # a stride of 4 KiB over 2 GiB: every lane its own line, a stream that
@@ -138,7 +143,7 @@ chain() {
     *) return 1 ;;
     esac
     printf 'kernel %s grid=(1,1,1) block=(%d,1,1) regs=32 smem_static=%d smem_dynamic=0 {\n' "$1" "$threads" "$smem"
-    printf '  loop %d {\n    %s\n    %s\n  }\n  EXIT\n}\n' "$2" "$body" "$body"
+    printf '  loop %d {\n    %s\n    %s\n  }\n  EXIT\n}\n' "$2" "$body" "${body2:-$body}"
 }
 # elapsed TRACE: sm__cycles_elapsed.avg of the run
 elapsed() {

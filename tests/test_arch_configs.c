@@ -93,7 +93,7 @@ static void test_values(void **state)
     assert_int_equal(a.sm_count, 132);
     assert_true(a.sm_clock_mhz == 1980.0);
     assert_int_equal(a.l2_size_kb, 60 * 1024);
-    assert_true(a.dram_gbps == 4329.0);
+    assert_true(a.dram_gbps == 4600.0);
     /* A100 40GB: CC 8.0, half-rate FP32 per SMSP, no barrier limit */
     load_ok("a100", &a);
     assert_int_equal(a.cc_major * 10 + a.cc_minor, 80);

@@ -119,7 +119,7 @@ static void check_trace(const struct arch *a, const char *path)
     struct engine_opts o;
     memset(&o, 0, sizeof o);
     o.carveout_pct = -1;
-    o.seed = 1;
+    o.seed = 0; /* the walk draws with seed 0: the same DRAM latency draws */
     struct stats_kernel st;
     char eerr[512];
     if (engine_run(a, &ow.k, &o, &st, eerr) != 0)

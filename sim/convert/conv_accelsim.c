@@ -79,6 +79,15 @@ static void write_inst(FILE *f, const struct tr_inst *in, const struct tr_dyn *d
         return;
     }
     int n = __builtin_popcount(mask);
+    if (d->naddr >= (uint32_t)n && d->addr) {
+        /* the trace's own addresses (Accel-Sim traces, native addr= or a
+         * footprint), as they are: the caches see the same lines */
+        fputs("0", f);
+        for (int k = 0; k < n; k++)
+            fprintf(f, " 0x%016llx", (unsigned long long)d->addr[k]);
+        fputc('\n', f);
+        return;
+    }
     uint64_t base = 0x7f0000000000ull + ((uint64_t)(in->line & 0xffff) << 28) +
                     ((gw * 64 + seq) % (1u << 18)) * EXP_BASE_ALIGN;
     uint64_t addr[32];

@@ -186,6 +186,39 @@ static double load_latency(const struct mem_cfg *mc, const struct tr_inst *in,
            w3 * (a->dram_latency + excess * a->dram_cycles_per_line);
 }
 
+/* The memory system of the lone warp: the engine's own rooms (sim/mem),
+ * so an access with addresses meets the same tags, merges and DRAM draws
+ * as in a run; nothing else is in flight, so each request is answered at
+ * once. */
+struct walk_mem {
+    struct mem_sm sm;          /* the SM's L1, miss table, lines           */
+    struct mem_gpu g;          /* L2 and DRAM                              */
+    struct mem_counters cnt;   /* SM-local counters (unused but required)  */
+    int ok;                    /* both initialised                         */
+};
+
+/* Latency and serving level of a global/local access with addresses (or a
+ * store, which only changes the caches): the engine's rule, exactly. */
+static double tag_latency(const struct mem_cfg *mc, struct walk_mem *wm,
+                          const struct tr_inst *in, const struct tr_dyn *d, uint64_t seq,
+                          uint64_t t, int *cls)
+{
+    struct mem_local_res res;
+    struct mem_req q;
+    uint64_t dram0 = wm->g.cnt.dram_bytes;
+    *cls = SL_L1;
+    if (mem_local(mc, &wm->sm, &wm->cnt, in, d, 0, seq, t, 0, &res, &q) != 0)
+        return 1;
+    uint64_t ready = res.ready;
+    if (res.global) {
+        ready = mem_global(mc, &wm->g, &q, wm->sm.lines.v);
+        mem_sm_answer(&wm->sm, &q, 0, ready);
+        *cls = wm->g.cnt.dram_bytes > dram0 ? SL_DRAM : SL_L2;
+    }
+    mem_sm_epoch_end(&wm->sm);
+    return ready > t ? (double)(ready - t) : 1;
+}
+
 int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max_insts,
                       struct study_little *o, char err[STUDY_ERR_MAX])
 {
@@ -199,6 +232,14 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     occ_compute(a, &ol, &occ);
     struct mem_cfg mc;
     mem_cfg_init(&mc, a, occ.smem_config_bytes, 0);
+    struct walk_mem wm;
+    memset(&wm, 0, sizeof wm);
+    if (mem_sm_init(&mc, &wm.sm) != 0 || mem_gpu_init(&mc, &wm.g) != 0) {
+        mem_sm_free(&wm.sm);
+        mem_gpu_free(&wm.g);
+        snprintf(err, STUDY_ERR_MAX, "out of memory");
+        return -1;
+    }
 
     uint64_t ready[TR_NREGS];
     unsigned char cls[TR_NREGS];
@@ -220,6 +261,8 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
             snprintf(err, STUDY_ERR_MAX, "kernel '%s': %s", l->name, k->error);
         else
             snprintf(err, STUDY_ERR_MAX, "kernel '%s': cannot read warp 0 of block 0", l->name);
+        mem_sm_free(&wm.sm);
+        mem_gpu_free(&wm.g);
         return -1;
     }
     struct tr_dyn dyn;
@@ -269,11 +312,20 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
             } else if (in->space == TR_SP_CONST) {
                 lat = a->l1_latency;
                 c2 = SL_CONST;
+            } else if (mc.tags && dyn.naddr > 0) {
+                lat = tag_latency(&mc, &wm, in, &dyn, c.seq, t, &c2);
             } else {
                 lat = load_latency(&mc, in, &dyn, &c2);
             }
             if (t + (uint64_t)lat > mem_done)
                 mem_done = t + (uint64_t)lat;
+            break;
+        case TR_K_STORE:
+            /* no result, but it changes what later loads find in L2 */
+            if (in->space != TR_SP_SHARED && mc.tags && dyn.naddr > 0) {
+                int dummy;
+                tag_latency(&mc, &wm, in, &dyn, c.seq, t, &dummy);
+            }
             break;
         case TR_K_BRANCH:
             tnext = eng_fetch_after(a, t, 1);
@@ -298,6 +350,8 @@ int study_little_walk(const struct arch *a, struct trace_kernel *k, uint64_t max
     }
     if (k->ops->warp_end)
         k->ops->warp_end(k, &c);
+    mem_sm_free(&wm.sm);
+    mem_gpu_free(&wm.g);
     o->cycles = o->insts ? last + 1 : 0;
     /* dominant: most cycles waited; when nothing waited, most latency depended on */
     int best = -1;
