@@ -267,17 +267,61 @@ static int operand_sources(struct fctx *f, struct tr_inst *in, const char *tok, 
 
 enum {
     AT_PATTERN = 1, AT_STRIDE = 2, AT_FOOTPRINT = 4, AT_CONFLICT = 8, AT_WIDTH = 16,
-    AT_LAT = 32, AT_MASK = 64
+    AT_LAT = 32, AT_MASK = 64,
+    /* compiler control bits (docs/trace-format.md "Control bits") */
+    AT_STALL = 128, AT_YIELD = 256, AT_WBAR = 512, AT_RBAR = 1024, AT_WAIT = 2048,
+    AT_REUSE = 4096,
+    AT_CTL = AT_STALL | AT_YIELD | AT_WBAR | AT_RBAR | AT_WAIT | AT_REUSE
 };
+
+/* One control-bit attribute's value v (already a number; '-' for a counter
+ * arrives as TR_SB_NONE).  The ranges are the SASS fields' widths
+ * (shared/reference/modern-sm-core.md §1). */
+static int ctl_attr(struct fctx *f, struct tr_inst *in, unsigned bit, uint64_t v, size_t vat)
+{
+    switch (bit) {
+    case AT_STALL:
+        if (v > 15)
+            return ERR(f, vat, "stall must be between 0 and 15 cycles");
+        in->stall = (uint8_t)v;
+        break;
+    case AT_YIELD:
+        if (v > 1)
+            return ERR(f, vat, "yield must be 0 or 1");
+        in->yield = (uint8_t)v;
+        break;
+    case AT_WBAR:
+    case AT_RBAR:
+        if (v >= TR_NSB && v != TR_SB_NONE)
+            return ERR(f, vat, "%s must be a dependence counter 0..5 or '-' (none)",
+                       bit == AT_WBAR ? "wbar" : "rbar");
+        *(bit == AT_WBAR ? &in->wbar : &in->rbar) = (uint8_t)v;
+        break;
+    case AT_WAIT:
+        if (v > 0x3f)
+            return ERR(f, vat, "wait must be a mask of counters 0..5 (0..0x3f)");
+        in->wait = (uint8_t)v;
+        break;
+    default: /* AT_REUSE */
+        if (v > 0xf)
+            return ERR(f, vat, "reuse must be a mask of operand slots 0..3 (0..0xf)");
+        in->reuse = (uint8_t)v;
+        break;
+    }
+    in->ctl = 1;
+    return 0;
+}
 
 /* Parse "key=value" attributes from s[p...]. */
 static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_info *info,
                        const char *s, size_t p)
 {
     static const char *const names[] = {"pattern", "stride", "footprint", "conflict",
-                                        "width", "lat", "mask"};
+                                        "width", "lat", "mask", "stall", "yield",
+                                        "wbar", "rbar", "wait", "reuse"};
+    enum { NNAMES = sizeof names / sizeof names[0] };
     unsigned seen = 0;
-    size_t pat_at = 0, stride_at = 0;
+    size_t pat_at = 0, stride_at = 0, ctl_at = 0;
     for (;;) {
         p = skip_ws(s, p);
         if (!s[p])
@@ -288,12 +332,13 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
             return ERR(f, p, "unexpected '%.*s' after the operands (attributes are key=value)",
                        tok_len(s + p), s + p);
         int a = -1;
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < NNAMES; i++)
             if (word_is(s + p, kn, names[i]))
                 a = i;
         if (a < 0)
             return ERR(f, kat, "unknown attribute '%.*s' (expected pattern, stride, footprint, "
-                               "conflict, width, lat or mask)", (int)kn, s + kat);
+                               "conflict, width, lat, mask, stall, yield, wbar, rbar, wait "
+                               "or reuse)", (int)kn, s + kat);
         unsigned bit = 1u << a;
         if (seen & bit)
             return ERR(f, kat, "duplicate attribute '%s'", names[a]);
@@ -324,6 +369,14 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
             in->pattern = pv[k];
             pat_at = kat;
             p += vn;
+            continue;
+        }
+        if ((bit & AT_CTL) && !ctl_at)
+            ctl_at = kat;
+        if ((bit & (AT_WBAR | AT_RBAR)) && s[p] == '-' && (!s[p + 1] || is_ws(s[p + 1]))) {
+            if (ctl_attr(f, in, bit, TR_SB_NONE, vat))
+                return -1;
+            p++;
             continue;
         }
         uint64_t v;
@@ -365,13 +418,20 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
                 return ERR(f, vat, "lat must be between 1 and 32767 cycles");
             in->latency = (int16_t)v;
             break;
-        default: /* AT_MASK */
+        case AT_MASK:
             if (v > 0xffffffffu)
                 return ERR(f, vat, "mask must fit in 32 bits");
             in->active = (uint32_t)v;
             break;
+        default:
+            if (ctl_attr(f, in, bit, v, vat))
+                return -1;
+            break;
         }
     }
+    if ((seen & AT_CTL) && !(seen & AT_STALL))
+        return ERR(f, ctl_at, "control bits need stall=N (yield, wbar, rbar, wait and reuse "
+                              "come with it)");
     if ((seen & AT_STRIDE) && !(seen & AT_PATTERN))
         in->pattern = TR_PAT_STRIDED;
     else if ((seen & AT_STRIDE) && in->pattern != TR_PAT_STRIDED)
@@ -437,6 +497,28 @@ static int new_op(struct fctx *f, int type, int flags, uint32_t target, uint64_t
     return 0;
 }
 
+/* DEPBAR.LE SBx, N: the warp waits until dependence counter x is at most N
+ * (modern-sm-core.md §1).  s[p...] is the operand text. */
+static int parse_depbar(struct fctx *f, struct tr_inst *in, const char *s, size_t p)
+{
+    if (s[p] != 'S' || s[p + 1] != 'B' || s[p + 2] < '0' || s[p + 2] > '5' ||
+        is_word(s[p + 3]))
+        return ERR(f, p, "DEPBAR.LE needs a dependence counter SB0..SB5, got '%.*s'",
+                   word_len(s + p) ? (int)word_len(s + p) : tok_len(s + p), s + p);
+    size_t q = skip_ws(s, p + 3);
+    if (s[q] != ',')
+        return ERR(f, q, "DEPBAR.LE SBx, N: expected ',' and N after the counter");
+    size_t nat = skip_ws(s, q + 1);
+    q = nat;
+    uint64_t v;
+    if (tr_parse_number(s, &q, &v) || v > 63)
+        return ERR(f, nat, "DEPBAR.LE SBx, N: N must be a number 0..63, got '%.*s'",
+                   tok_len(s + nat), s + nat);
+    in->depbar_sb = (uint8_t)(s[p + 2] - '0');
+    in->depbar_n = (uint8_t)v;
+    return 0;
+}
+
 static int parse_inst(struct fctx *f, const char *s, size_t p)
 {
     struct tr_inst in;
@@ -485,6 +567,7 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     /* Operands: comma-separated tokens without spaces. */
     int idx = 0, chain = 1, op0_pred = 0, main_done = 0;
     p = skip_ws(s, p);
+    size_t ops_at = p;
     while (s[p] && s[p] != ';') {
         size_t tat = p, tn = 0;
         while (s[p + tn] && s[p + tn] != ',' && !is_ws(s[p + tn]))
@@ -559,6 +642,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     if (s[p] == ';')
         p++;
     if (parse_attrs(f, &in, &info, s, p))
+        return -1;
+    if (!strncmp(opc, "DEPBAR.LE", 9) && (opc[9] == '\0' || opc[9] == '.') &&
+        parse_depbar(f, &in, s, ops_at))
         return -1;
 
     /* Control-flow rules for EXIT. */
