@@ -51,8 +51,8 @@ static const char *check_arch(const struct arch *a)
         return "memory.l1_bytes_per_clk and memory.l2_bytes_per_clk must be > 0";
     if (!(arch_dram_bytes_per_clk(a) > 0))
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
-    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR)
-        return "scheduler.policy must be gto or lrr";
+    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY)
+        return "scheduler.policy must be gto, lrr or gty";
     return NULL;
 }
 
@@ -79,6 +79,7 @@ static void free_run(struct eng_run *r)
             free(sm->elig);
             free(sm->mark);
             free(sm->copies);
+            free(sm->dc);
             free(sm->due);
             free(sm->req);
             free(sm->fr);
@@ -113,7 +114,9 @@ static int alloc_run(struct eng_run *r)
         sm->mark = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->mark);
         sm->due = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
         sm->copies = eng_line_calloc((size_t)nslots, sizeof *sm->copies);
-        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->mark || !sm->due || !sm->copies)
+        sm->dc = eng_line_calloc((size_t)nslots, sizeof *sm->dc);
+        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->mark || !sm->due || !sm->copies ||
+            !sm->dc)
             return -1;
         sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
         sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);

@@ -107,11 +107,15 @@ struct tr_inst {
     uint8_t reuse;         /* operand slots 0..3 kept in the register-file cache     */
     uint8_t depbar_sb;     /* DEPBAR.LE SBx, N: x (TR_SB_NONE: not a DEPBAR.LE)      */
     uint8_t depbar_n;      /* ... and N, 0..63                                      */
+    uint8_t opr[3];        /* R register read by source operand slot 0..2 (the
+                              register-file banks and cache), TR_OPR_NONE: none  */
 };
 
 /* Dependence counters per warp (SB0..SB5) and the "no counter" value of the
  * 3-bit wbar/rbar fields (modern-sm-core.md §1). */
 enum { TR_NSB = 6, TR_SB_NONE = 7 };
+/* tr_inst.opr of a slot that reads no R register (RZ, UR, constant, immediate). */
+enum { TR_OPR_NONE = 255 };
 
 /* Does register id r create a dependency?  RZ, PT, URZ, UPT and ids outside
  * the flat space (TR_REG_NONE) never do. */

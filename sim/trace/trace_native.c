@@ -497,6 +497,26 @@ static int new_op(struct fctx *f, int type, int flags, uint32_t target, uint64_t
     return 0;
 }
 
+/* Source operand slot k (0 = first source) of in is tok[0..n): remember the
+ * R register it reads, if any ("-R4", "|R4|", "R4.reuse", "[R4.64+0x10]"),
+ * for the register-file bank model (docs/model.md). */
+static void note_slot(struct tr_inst *in, int k, const char *tok, size_t n)
+{
+    if (k >= 3)
+        return;
+    size_t i = 0;
+    while (i < n && (tok[i] == '-' || tok[i] == '|' || tok[i] == '!' || tok[i] == '~' ||
+                     tok[i] == '['))
+        i++;
+    char cls = 0;
+    size_t wn = word_len(tok + i);
+    if (i + wn > n)
+        return;
+    int r = wn ? reg_of(tok + i, wn, &cls) : REG_NOTREG;
+    if (r >= TR_REG_R && r < 255 && cls == 'R')
+        in->opr[k] = (uint8_t)(r - TR_REG_R);
+}
+
 /* DEPBAR.LE SBx, N: the warp waits until dependence counter x is at most N
  * (modern-sm-core.md §1).  s[p...] is the operand text. */
 static int parse_depbar(struct fctx *f, struct tr_inst *in, const char *s, size_t p)
@@ -565,7 +585,7 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     p += on;
 
     /* Operands: comma-separated tokens without spaces. */
-    int idx = 0, chain = 1, op0_pred = 0, main_done = 0;
+    int idx = 0, chain = 1, op0_pred = 0, main_done = 0, nslot = 0;
     p = skip_ws(s, p);
     size_t ops_at = p;
     while (s[p] && s[p] != ';') {
@@ -626,8 +646,10 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
             } else if ((cls == 'R' || cls == 'U') && !main_done) {
                 main_done = 1; /* RZ/URZ: the result is discarded */
             }
-        } else if (operand_sources(f, &in, t, tn, tat)) {
-            return -1;
+        } else {
+            if (operand_sources(f, &in, t, tn, tat))
+                return -1;
+            note_slot(&in, nslot++, t, tn);
         }
         p = skip_ws(s, tat + tn);
         if (s[p] == ';')
