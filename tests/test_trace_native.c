@@ -416,6 +416,11 @@ static void test_control_bits(void **state)
     in = nth(k, &c, 1); /* FFMA: reuse=0x3 */
     assert_int_equal(in->stall, 1);
     assert_int_equal(in->reuse, 0x3);
+    /* the R registers of the source operand slots (register-file banks):
+     * R4.reuse, R7.reuse, and the immediate 1 reads none */
+    assert_int_equal(in->opr[0], 4);
+    assert_int_equal(in->opr[1], 7);
+    assert_int_equal(in->opr[2], TR_OPR_NONE);
 
     in = nth(k, &c, 1); /* LDG: memory attributes and control bits together */
     assert_int_equal(in->pattern, TR_PAT_RANDOM);
@@ -432,9 +437,20 @@ static void test_control_bits(void **state)
 
     in = nth(k, &c, 1); /* no attributes: no control bits */
     assert_int_equal(in->ctl, 0);
+    assert_int_equal(in->opr[0], 4); /* FFMA R6, R4, R7, 1 */
+    assert_int_equal(in->opr[1], 7);
+    assert_int_equal(in->opr[2], TR_OPR_NONE);
     assert_int_equal(in->wbar, TR_SB_NONE);
     assert_int_equal(in->rbar, TR_SB_NONE);
     assert_int_equal(in->depbar_sb, TR_SB_NONE);
+
+    in = nth(k, &c, 1); /* MUFU.EX2 R42, -|R43|: the modifiers are skipped */
+    assert_int_equal(in->opr[0], 43);
+    assert_int_equal(in->opr[1], TR_OPR_NONE);
+    in = nth(k, &c, 1); /* FFMA RZ, R1, RZ, -R3: RZ reads no port */
+    assert_int_equal(in->opr[0], 1);
+    assert_int_equal(in->opr[1], TR_OPR_NONE);
+    assert_int_equal(in->opr[2], 3);
     trace_close(t);
 }
 

@@ -114,9 +114,7 @@ static int alloc_run(struct eng_run *r)
         sm->mark = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->mark);
         sm->due = eng_line_calloc((size_t)r->slots_per_smsp, sizeof *sm->due);
         sm->copies = eng_line_calloc((size_t)nslots, sizeof *sm->copies);
-        sm->dc = eng_line_calloc((size_t)nslots, sizeof *sm->dc);
-        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->mark || !sm->due || !sm->copies ||
-            !sm->dc)
+        if (!sm->bs || !sm->w || !sm->sp || !sm->elig || !sm->mark || !sm->due || !sm->copies)
             return -1;
         sm->fr = eng_line_calloc((size_t)r->bps, sizeof *sm->fr);
         sm->unres = eng_line_calloc((size_t)nslots, sizeof *sm->unres);

@@ -154,8 +154,9 @@ struct eng_sm {
     int *due;              /* [slots_per_smsp] scratch: local slots due this step    */
     uint8_t *mark;         /* [slots_per_smsp] scratch: enum eng_pick_mark per elig  */
     struct eng_dc *dc;     /* [bps * wpb] per warp slot: dependence counters SB0..SB5
-                              (control bits; apart from eng_warp, which traces
-                              without control bits keep small and hot)           */
+                              (control bits), NULL until the SM's first counter:
+                              apart from eng_warp, which traces without control
+                              bits keep small and hot                           */
     struct tr_inst *copies;/* [bps * wpb] per warp slot: room for a sealed copy of an
                               instruction the reader left unsealed (eng_fetch)     */
     struct eng_acc acc;    /* counters summed into stats_kernel at the end           */

@@ -78,7 +78,7 @@ static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, ui
         /* Control bits replace the register scoreboard: fixed latencies are
          * covered by the producers' stall counts, variable ones by the wait
          * mask and DEPBAR.LE on the dependence counters. */
-        if ((in->wait || in->depbar_sb < TR_NSB) && eng_dc_check(dc, in, t, until, &st))
+        if ((in->wait || in->depbar_sb < TR_NSB) && dc && eng_dc_check(dc, in, t, until, &st))
             return st;
         if (in->depbar_sb < TR_NSB)
             return WS_SELECTED; /* DEPBAR.LE waits for its counter only */
@@ -168,13 +168,24 @@ static void rf_read(struct eng_smsp *sp, int slot, const struct tr_inst *in, uin
  * keeps the warp out of the next cycle too), the dependence counters it
  * increments (released at `res`, the result's write-back, and `rd`, when its
  * sources were read), and the register-read stage. */
-static void ctl_issue(struct eng_smsp *sp, struct eng_warp *w, struct eng_dc *dc, int slot,
-                      const struct tr_inst *in, uint64_t t, uint64_t res, uint64_t rd, int kind)
+static void ctl_issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp *sp,
+                      struct eng_warp *w, int slot, const struct tr_inst *in, uint64_t t,
+                      uint64_t res, uint64_t rd, int kind)
 {
     uint64_t su = t + (in->stall ? in->stall : 1);
     if (in->yield && su < t + 2)
         su = t + 2;
     w->stall_until = su;
+    if ((in->wbar < TR_NSB || in->rbar < TR_NSB) && !sm->dc) {
+        /* the SM's first counter: the counters are allocated on first use,
+         * so kernels without control bits do not carry them (speed) */
+        sm->dc = eng_line_calloc((size_t)(r->bps * r->wpb), sizeof *sm->dc);
+        if (!sm->dc) {
+            eng_error(r, smi, t, "out of memory");
+            return;
+        }
+    }
+    struct eng_dc *dc = sm->dc ? &sm->dc[slot] : NULL;
     if (in->wbar < TR_NSB)
         eng_dc_add(dc, in->wbar, res, kind, t);
     if (in->rbar < TR_NSB)
@@ -313,7 +324,7 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
                : mio ? ENG_SBK_SHORT : ENG_SBK_LONG;
     if (in->ctl) {
         /* counters: short scoreboard for MIO producers, long for L1TEX */
-        ctl_issue(sp, w, &sm->dc[slot], slot, in, t, ready, res.sent, kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
+        ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, res.sent, kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
     } else {
         if (!is_store)
             eng_sb_add_dst(&w->sb, in, ready, kind, t);
@@ -325,6 +336,13 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
         w->mem_done = ready;
     if ((is_store || is_atom) && ready > w->store_done)
         w->store_done = ready;
+}
+
+/* The dependence counters of SM warp slot `slot`, NULL while the SM has
+ * none (no instruction with a counter issued on it yet: all are zero). */
+static inline const struct eng_dc *dc_of(const struct eng_sm *sm, int slot)
+{
+    return sm->dc ? &sm->dc[slot] : NULL;
 }
 
 static inline int is_mem_kind(int kind)
@@ -350,7 +368,7 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
         uint64_t ready = t + (uint64_t)(lat > 0 ? lat : 0);
         if (in->ctl)
             /* a counter wait on a non-L1TEX producer is a short-scoreboard stall */
-            ctl_issue(sp, w, &sm->dc[slot], slot, in, t, ready, t + ENG_RF_READ,
+            ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, t + ENG_RF_READ,
                       kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
         else
             eng_sb_add_dst(&w->sb, in, ready, kind, t);
@@ -379,7 +397,7 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
         break;
     }
     if (in->ctl && in->kind != TR_K_ALU && !is_mem_kind(in->kind))
-        ctl_issue(sp, w, &sm->dc[slot], slot, in, t, t + 1, t + 1, ENG_SBK_SHORT);
+        ctl_issue(r, smi, sm, sp, w, slot, in, t, t + 1, t + 1, ENG_SBK_SHORT);
     eng_fetch_next(r, w, &sm->copies[slot]);
     if (!w->ni) {
         finish(r, sm, w, t);
@@ -508,7 +526,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                     continue;
                 }
             }
-            int st = eval(fma_split, sp, w, &sm->dc[slot], t, &u);
+            int st = eval(fma_split, sp, w, dc_of(sm, slot), t, &u);
             if (st == WS_SELECTED) {
                 if (ls == sp->last)
                     last_idx = n;
@@ -554,7 +572,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
             uint64_t u;
             /* A second issue in the same cycle may find the pipe or queue
              * taken by the first; the warp then stays not_selected. */
-            if (issued > 0 && eval(fma_split, sp, w, &sm->dc[slot], t, &u) != WS_SELECTED) {
+            if (issued > 0 && eval(fma_split, sp, w, dc_of(sm, slot), t, &u) != WS_SELECTED) {
                 mark[i] = ENG_PICK_LOST;
                 continue;
             }
@@ -584,7 +602,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                  * as an evaluation at t + 1. */
                 if (!w->finished && !no_skip) {
                     uint64_t v;
-                    int st = eval_cond(w, &sm->dc[ls * sub + s], t + 1, &v);
+                    int st = eval_cond(w, dc_of(sm, ls * sub + s), t + 1, &v);
                     if (st == WS_SELECTED) {
                         w->cond_ok = 1;
                     } else if (v < ENG_PEND || v == ENG_NEVER) {
@@ -642,7 +660,8 @@ void eng_sm_settle(struct eng_run *r, int smi)
         const struct eng_req *q = &sm->req[i];
         struct eng_warp *w = &sm->w[q->slot];
         eng_sb_resolve(&w->sb, q->ph, q->ready);
-        eng_dc_resolve(&sm->dc[q->slot], q->ph, q->ready);
+        if (sm->dc)
+            eng_dc_resolve(&sm->dc[q->slot], q->ph, q->ready);
         if (q->ready > w->mem_done)
             w->mem_done = q->ready;
         if ((q->s.is_store || q->is_atom || w->finished) && q->ready > w->store_done)
@@ -658,7 +677,7 @@ void eng_sm_settle(struct eng_run *r, int smi)
         struct eng_warp *w = &sm->w[slot];
         uint64_t u;
         w->unres = 0;
-        int st = eval(r->fma_split, sp, w, &sm->dc[slot], w->eval_t, &u);
+        int st = eval(r->fma_split, sp, w, dc_of(sm, slot), w->eval_t, &u);
         set_state(r, &sp->st, smi, s, ls, w, st, w->eval_t);
         sp->until[ls] = u;
         eng_smsp_lower(sp, u);
