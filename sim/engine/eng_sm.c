@@ -324,7 +324,8 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
                : mio ? ENG_SBK_SHORT : ENG_SBK_LONG;
     if (in->ctl) {
         /* counters: short scoreboard for MIO producers, long for L1TEX */
-        ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, res.sent, kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
+        ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, res.sent,
+                  kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
     } else {
         if (!is_store)
             eng_sb_add_dst(&w->sb, in, ready, kind, t);
