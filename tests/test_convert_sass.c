@@ -81,14 +81,14 @@ static void test_ffma_excerpt_counts(void **state)
     assert_int_equal(r.counts_total, total);
     assert_non_null(strstr(r.text, "kernel _Z13val_ffma_ilp1Pfff grid=(2112,1,1) block=(128,1,1) "
                                    "regs=16 smem_static=0 smem_dynamic=0 {\n"
-                                   "  /*0000*/ LDC R1, c[0x0][0x28] ;\n"));
+                                   "  /*0000*/ LDC R1, c[0x0][0x28] ; stall=1\n"));
     assert_non_null(strstr(r.text, "  loop 512 {  # 0x00a0..0x01c0, trips from counts: "
-                                   "4325376 / 8448\n    /*00a0*/ FFMA R0, R0, R2, R3 ;\n"));
+                                   "4325376 / 8448\n    /*00a0*/ FFMA R0, R0, R2, R3 ; stall=1\n"));
     /* As compiled: the trip counter, its compare and the guarded back edge. */
-    assert_non_null(strstr(r.text, "    /*00b0*/ IADD3 R4, R4, 0x10, RZ ;\n"));
-    assert_non_null(strstr(r.text, "    /*01c0*/ @P0 BRA 0xa0 ;\n  }\n"));
+    assert_non_null(strstr(r.text, "    /*00b0*/ IADD3 R4, R4, 0x10, RZ ; stall=3 yield=1\n"));
+    assert_non_null(strstr(r.text, "    /*01c0*/ @P0 BRA 0xa0 ; stall=6\n  }\n"));
     /* The BRA-to-itself after EXIT and the 13 NOPs are not executed. */
-    assert_non_null(strstr(r.text, "  /*0210*/ EXIT ;\n  # 14 unreachable instructions dropped"));
+    assert_non_null(strstr(r.text, "  /*0210*/ EXIT ; stall=5\n  # 14 unreachable instructions dropped"));
     assert_null(strstr(r.text, "NOP ;"));
     assert_null(strstr(r.text, "0x220"));
     conv_sass_result_free(&r);
@@ -114,39 +114,39 @@ static const char nested_expected[] =
     "# (instructions verbatim from the listing; see docs/sass-converter.md)\n"
     "# counts: tests/data/sass/nested.csv (8 warps profiled)\n"
     "kernel _Z6nestedPfi grid=(2,1,1) block=(128,1,1) regs=32 smem_static=0 smem_dynamic=0 {\n"
-    "  /*0000*/ LDC R1, c[0x0][0x28] ;\n"
-    "  /*0010*/ S2R R0, SR_TID.X ;\n"
-    "  /*0020*/ MOV R2, RZ ;\n"
+    "  /*0000*/ LDC R1, c[0x0][0x28] ; stall=1\n"
+    "  /*0010*/ S2R R0, SR_TID.X ; stall=1\n"
+    "  /*0020*/ MOV R2, RZ ; stall=1\n"
     "  loop 3 {  # 0x0030..0x00a0, trips from counts: 24 / 8\n"
-    "    /*0030*/ MOV R3, RZ ;\n"
+    "    /*0030*/ MOV R3, RZ ; stall=1\n"
     "    loop 4 {  # 0x0040..0x0070, trips from counts: 96 / 24\n"
-    "      /*0040*/ FFMA R4, R4, R5, R6 ;\n"
-    "      /*0050*/ IADD3 R3, R3, 0x1, RZ ;\n"
-    "      /*0060*/ ISETP.NE.AND P0, PT, R3, 0x4, PT ;\n"
-    "      /*0070*/ @P0 BRA 0x40 ;\n"
+    "      /*0040*/ FFMA R4, R4, R5, R6 ; stall=1\n"
+    "      /*0050*/ IADD3 R3, R3, 0x1, RZ ; stall=1\n"
+    "      /*0060*/ ISETP.NE.AND P0, PT, R3, 0x4, PT ; stall=1\n"
+    "      /*0070*/ @P0 BRA 0x40 ; stall=1\n"
     "    }\n"
-    "    /*0080*/ IADD3 R2, R2, 0x1, RZ ;\n"
-    "    /*0090*/ ISETP.NE.AND P1, PT, R2, 0x3, PT ;\n"
-    "    /*00a0*/ @P1 BRA 0x30 ;\n"
+    "    /*0080*/ IADD3 R2, R2, 0x1, RZ ; stall=1\n"
+    "    /*0090*/ ISETP.NE.AND P1, PT, R2, 0x3, PT ; stall=1\n"
+    "    /*00a0*/ @P1 BRA 0x30 ; stall=1\n"
     "  }\n"
-    "  /*00b0*/ ISETP.GE.AND P2, PT, R0, 0x40, PT ;\n"
-    "  /*00c0*/ @P2 BRA 0xf0 ;\n"
+    "  /*00b0*/ ISETP.GE.AND P2, PT, R0, 0x40, PT ; stall=1\n"
+    "  /*00c0*/ @P2 BRA 0xf0 ; stall=1\n"
     "  when !(warp >= 2) {  # then-part 0x00d0..0x00e0 (warps not taking 0x00c0, --take)\n"
-    "    /*00d0*/ FADD R4, R4, 1 ;\n"
-    "    /*00e0*/ BRA 0x110 ;\n"
+    "    /*00d0*/ FADD R4, R4, 1 ; stall=1\n"
+    "    /*00e0*/ BRA 0x110 ; stall=1\n"
     "  } else {  # else-part 0x00f0..0x0100\n"
-    "    /*00f0*/ FMUL R4, R4, 2 ;\n"
-    "    /*0100*/ FMUL R4, R4, 3 ;\n"
+    "    /*00f0*/ FMUL R4, R4, 2 ; stall=1\n"
+    "    /*0100*/ FMUL R4, R4, 3 ; stall=1\n"
     "  }\n"
-    "  /*0110*/ ISETP.NE.AND P3, PT, R0, RZ, PT ;\n"
+    "  /*0110*/ ISETP.NE.AND P3, PT, R0, RZ, PT ; stall=1\n"
     "  when warp >= 1 {  # 0x0120 @P3 EXIT: these warps leave (--take)\n"
-    "    /*0120*/ EXIT ;  # @P3 EXIT taken: the warp leaves\n"
+    "    /*0120*/ EXIT ; stall=1  # @P3 EXIT taken: the warp leaves\n"
     "  }\n"
-    "  /*0120*/ @P3 EXIT ;\n"
-    "  /*0130*/ LDC.64 R6, c[0x0][0x210] ;\n"
-    "  /*0140*/ @!P2 BRA 0x160 ;\n"
+    "  /*0120*/ @P3 EXIT ; stall=1\n"
+    "  /*0130*/ LDC.64 R6, c[0x0][0x210] ; stall=1\n"
+    "  /*0140*/ @!P2 BRA 0x160 ; stall=1\n"
     "  # 0x0150..0x0150 dropped: the branch at 0x0140 is always taken (counts: always taken)\n"
-    "  /*0160*/ EXIT ;\n"
+    "  /*0160*/ EXIT ; stall=1\n"
     "  # 3 unreachable instructions dropped (the BRA-to-itself after EXIT, NOP padding)\n"
     "}\n";
 
@@ -189,7 +189,7 @@ static void test_trips_without_counts(void **state)
     assert_non_null(strstr(r.text, "    loop block + 1 {  # 0x0040..0x0070, --trip 0x0070=block + 1\n"));
     assert_non_null(strstr(r.text, "  # else-part 0x00f0..0x0100 dropped: the branch at 0x00c0 is "
                                    "not taken (default: not taken)\n"));
-    assert_non_null(strstr(r.text, "  /*0150*/ STG.E desc[UR4][R6.64], R4 ;\n"));
+    assert_non_null(strstr(r.text, "  /*0150*/ STG.E desc[UR4][R6.64], R4 ; stall=1\n"));
     assert_null(strstr(r.text, "when"));
     /* Per warp: 3 + 3 x (1 + 4 x T + 3) + 2 + 2 + 2 + 4, T = block + 1:
      * block 0: 3 + 24 + 10 = 37, block 1: 3 + 36 + 10 = 49; 4 warps each. */
@@ -231,6 +231,74 @@ static void test_addr_imm(void **state)
     assert_int_equal(convert_verify(&o, &r, &total, err), -1);
     assert_non_null(strstr(err, D "addr_scope.annot:2:"));
     assert_non_null(strstr(err, "loop index 'i0' out of scope: no enclosing loop here"));
+    conv_sass_result_free(&r);
+}
+
+/* Control bits (ctrl = hi >> 41 of the second half-line) on real lines of
+ * the committed H200 listing, decoded by hand:
+ *   S2R R0, SR_CTAID.X        0x000e2e0000002500: 0x000e2e >> 1 = 0x717
+ *     = stall 7, bit 4 set (keep issuing), write SB0, read 7 (none), wait 0
+ *   LEA R0, R0, R5, 0x7       0x001fc400078e38ff: 0x001fc4 >> 1 = 0xfe2
+ *     = stall 2, bit 4 clear (yield=1), no counters, wait mask 0x01 (SB0)
+ *   LDC.64 R2, c[0x0][0x218]  0x000e620000000a00: 0x731 = stall 1, write SB1
+ *   FFMA R6, R4.reuse, R7.reuse, 1   0x0c0fe20000000007: 0x607f1 = stall 1,
+ *     reuse 0x3 (operand slots 0 and 1, as the .reuse suffixes say)
+ *   FFMA R4, R4, 0.015625, RZ 0x002fce00000000ff: 0xfe7 = stall 7, yield=1,
+ *     wait 0x02 (SB1: the LDC.64 above) */
+static void test_control_bits(void **state)
+{
+    (void)state;
+    static const struct conv_sass_ctl trips[] = {{0x500, "4"}};
+    struct conv_sass_opts o;
+    opts(&o, "validate/data/h200/kit-2026-11-29/build/val_ffma.sass", "ilp4", 1, 32);
+    o.trips = trips;
+    o.ntrips = 1;
+    struct conv_sass_result r;
+    char err[TRACE_ERR_MAX] = "";
+    uint64_t total = 0;
+    assert_int_equal(convert_verify(&o, &r, &total, err), 0);
+    assert_non_null(strstr(r.text, "/*0010*/ S2R R0, SR_CTAID.X ; stall=7 wbar=0\n"));
+    assert_non_null(strstr(r.text, "/*0020*/ LDC.64 R2, c[0x0][0x218] ; stall=1 wbar=1\n"));
+    assert_non_null(strstr(r.text, "/*0060*/ LEA R0, R0, R5, 0x7 ; stall=2 yield=1 wait=0x01\n"));
+    assert_non_null(strstr(r.text, "/*00a0*/ FFMA R6, R4.reuse, R7.reuse, 1 ; stall=1 reuse=0x3\n"));
+    assert_non_null(strstr(r.text, "/*00d0*/ FFMA R4, R4, 0.015625, RZ ; stall=7 yield=1 wait=0x02\n"));
+    /* ... and the native reader takes them back (conv_sass_verify read it). */
+    struct trace_file *tf = NULL;
+    char path[] = "/tmp/test_convert_sass_ctl_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, r.text, r.len), (ssize_t)r.len);
+    close(fd);
+    tf = trace_open(path, err);
+    unlink(path);
+    assert_non_null(tf);
+    struct trace_kernel *k = tf->kernels[0];
+    struct tr_cursor cur;
+    struct tr_dyn dyn;
+    assert_int_equal(k->ops->warp_begin(k, 0, 0, &cur), 0);
+    const struct tr_inst *in;
+    int seen = 0;
+    while ((in = tr_next(k, &cur, &dyn)) != NULL) {
+        assert_int_equal(in->ctl, 1);
+        if (!strcmp(in->opcode, "LEA")) {
+            assert_int_equal(in->stall, 2);
+            assert_int_equal(in->yield, 1);
+            assert_int_equal(in->wbar, TR_SB_NONE);
+            assert_int_equal(in->rbar, TR_SB_NONE);
+            assert_int_equal(in->wait, 0x01);
+            seen |= 1;
+        } else if (!strcmp(in->opcode, "S2R") && !(seen & 2)) {
+            assert_int_equal(in->stall, 7);
+            assert_int_equal(in->yield, 0);
+            assert_int_equal(in->wbar, 0);
+            seen |= 2;
+        }
+        if (in->kind == TR_K_EXIT)
+            break;
+    }
+    assert_int_equal(seen, 3);
+    k->ops->warp_end(k, &cur);
+    trace_close(tf);
     conv_sass_result_free(&r);
 }
 
@@ -335,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_total_check_fails),
         cmocka_unit_test(test_addr_imm),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_control_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -387,6 +387,73 @@ static void test_registers_attributes(void **state)
     trace_close(t);
 }
 
+/* Control-bit attributes (docs/trace-format.md "Control bits"). */
+static void test_control_bits(void **state)
+{
+    (void)state;
+    struct trace_file *t = open_ok(D "ctl.trace");
+    struct trace_kernel *k = t->kernels[0];
+    struct tr_cursor c;
+    assert_int_equal(k->ops->warp_begin(k, 0, 0, &c), 0);
+    const struct tr_inst *in;
+
+    in = nth(k, &c, 1); /* S2R: stall=7 wbar=0 */
+    assert_int_equal(in->ctl, 1);
+    assert_int_equal(in->stall, 7);
+    assert_int_equal(in->yield, 0);
+    assert_int_equal(in->wbar, 0);
+    assert_int_equal(in->rbar, TR_SB_NONE);
+    assert_int_equal(in->wait, 0);
+    assert_int_equal(in->reuse, 0);
+    assert_int_equal(in->depbar_sb, TR_SB_NONE);
+
+    in = nth(k, &c, 1); /* LEA: stall=2 yield=1 wait=0x01 */
+    assert_int_equal(in->stall, 2);
+    assert_int_equal(in->yield, 1);
+    assert_int_equal(in->wbar, TR_SB_NONE);
+    assert_int_equal(in->wait, 0x01);
+
+    in = nth(k, &c, 1); /* FFMA: reuse=0x3 */
+    assert_int_equal(in->stall, 1);
+    assert_int_equal(in->reuse, 0x3);
+    /* the R registers of the source operand slots (register-file banks):
+     * R4.reuse, R7.reuse, and the immediate 1 reads none */
+    assert_int_equal(in->opr[0], 4);
+    assert_int_equal(in->opr[1], 7);
+    assert_int_equal(in->opr[2], TR_OPR_NONE);
+
+    in = nth(k, &c, 1); /* LDG: memory attributes and control bits together */
+    assert_int_equal(in->pattern, TR_PAT_RANDOM);
+    assert_int_equal(in->footprint, 1u << 20);
+    assert_int_equal(in->wbar, 5);
+    assert_int_equal(in->rbar, 4);
+
+    in = nth(k, &c, 1); /* DEPBAR.LE SB5, 0x2 */
+    assert_int_equal(in->depbar_sb, 5);
+    assert_int_equal(in->depbar_n, 2);
+    assert_int_equal(in->stall, 3);
+    assert_int_equal(in->wbar, TR_SB_NONE);
+    assert_int_equal(in->rbar, TR_SB_NONE);
+
+    in = nth(k, &c, 1); /* no attributes: no control bits */
+    assert_int_equal(in->ctl, 0);
+    assert_int_equal(in->opr[0], 4); /* FFMA R6, R4, R7, 1 */
+    assert_int_equal(in->opr[1], 7);
+    assert_int_equal(in->opr[2], TR_OPR_NONE);
+    assert_int_equal(in->wbar, TR_SB_NONE);
+    assert_int_equal(in->rbar, TR_SB_NONE);
+    assert_int_equal(in->depbar_sb, TR_SB_NONE);
+
+    in = nth(k, &c, 1); /* MUFU.EX2 R42, -|R43|: the modifiers are skipped */
+    assert_int_equal(in->opr[0], 43);
+    assert_int_equal(in->opr[1], TR_OPR_NONE);
+    in = nth(k, &c, 1); /* FFMA RZ, R1, RZ, -R3: RZ reads no port */
+    assert_int_equal(in->opr[0], 1);
+    assert_int_equal(in->opr[1], TR_OPR_NONE);
+    assert_int_equal(in->opr[2], 3);
+    trace_close(t);
+}
+
 struct errcase {
     const char *name; /* fixture tests/data/trace/NAME.trace */
     const char *msg;  /* "line:col: message" after the path  */
@@ -487,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_hint_static),
         cmocka_unit_test(test_registers_attributes),
+        cmocka_unit_test(test_control_bits),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_include_errors),
         cmocka_unit_test(test_include_depth),

@@ -34,7 +34,7 @@ enum arch_dep {
     DEP_SHORT  /* variable latency via the short scoreboard -> "short_scoreboard" */
 };
 
-enum arch_policy { SCHED_GTO, SCHED_LRR };
+enum arch_policy { SCHED_GTO, SCHED_LRR, SCHED_GTY };
 
 struct arch_pipe_cfg {
     int latency;        /* cycles from issue until a dependent may issue        */
@@ -153,7 +153,7 @@ void arch_print_yaml(const struct arch *a, FILE *f);
 /* Print docs/config.md (every key: unit, required, default, meaning). */
 void arch_print_schema_markdown(FILE *f);
 
-/* Name of a pipe ("fma", "alu", ...) and of a policy ("gto", "lrr"). */
+/* Name of a pipe ("fma", "alu", ...) and of a policy ("gto", "lrr", "gty"). */
 const char *arch_pipe_name(int pipe);
 const char *arch_policy_name(int policy);
 

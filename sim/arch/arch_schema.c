@@ -12,7 +12,7 @@
 #include <string.h>
 #include "arch/arch_schema.h"
 
-static const char *const policy_names[] = { "gto", "lrr", NULL };
+static const char *const policy_names[] = { "gto", "lrr", "gty", NULL };
 static const char *const dep_names[] = { "fixed", "short", NULL };
 static const char *const pipe_names[PIPE_COUNT] = {
     "fma", "alu", "fp64", "mufu", "tensor", "lsu", "cbu"
@@ -88,7 +88,8 @@ static const struct arch_key keys[] = {
        "barrier slots per resident block for the occupancy barrier limit; 0 = no barrier limit"),
     /* scheduler */
     { "scheduler.policy", AK_ENUM, OFF(policy), 0, 0, 1, "gto", "", policy_names,
-      "warp selection: gto = greedy-then-oldest, lrr = loose round robin" },
+      "warp selection: gto = greedy-then-oldest, lrr = loose round robin, gty = "
+      "greedy-then-youngest (Volta..Hopper, Huerta et al. MICRO 2025)" },
     KI("scheduler.issue_width", issue_width, 1, 8, "1", "instructions",
        "warp instructions one sub-partition issues per cycle"),
     KI("scheduler.fetch_latency", fetch_latency, 0, 10000, "8", "cycles",
@@ -236,7 +237,7 @@ const char *arch_pipe_name(int pipe)
 
 const char *arch_policy_name(int policy)
 {
-    return policy >= 0 && policy <= SCHED_LRR ? policy_names[policy] : "?";
+    return policy >= 0 && policy <= SCHED_GTY ? policy_names[policy] : "?";
 }
 
 double arch_dram_bytes_per_clk(const struct arch *a)

@@ -51,6 +51,8 @@ struct sinst {
     int is_mem;           /* memory instruction (annotations allowed)          */
     int64_t count;        /* executed count from the CSV, -1 = none            */
     int annot;            /* annotation entry applied, -1 = none               */
+    int has_hi;           /* the upper encoding half-line was read             */
+    uint64_t hi;          /* upper 64 bits of the encoding (control bits)      */
 };
 
 enum nkind { N_ROOT, N_LOOP, N_SKIP, N_IFELSE, N_THEN, N_ELSE };
@@ -397,8 +399,17 @@ static int read_sass(struct ctx *c)
         if (s[i] == '.') /* .headerflags, .section, labels, the "....." end marker */
             continue;
         if (s[i] == '/' && s[i + 1] == '*' && s[skip_ws(s, i + 2)] == '0' &&
-            s[skip_ws(s, i + 2) + 1] == 'x')
-            continue; /* control-code / encoding half-line */
+            s[skip_ws(s, i + 2) + 1] == 'x') {
+            /* The upper encoding half-line of the instruction above: its bits
+             * 105..125 are the compiler's control bits (emit_ctl). */
+            size_t q = skip_ws(s, i + 2);
+            uint64_t hi;
+            if (c->n && !c->in[c->n - 1].has_hi && !parse_hex(s, &q, &hi)) {
+                c->in[c->n - 1].hi = hi;
+                c->in[c->n - 1].has_hi = 1;
+            }
+            continue;
+        }
         uint64_t addr;
         size_t p = i + 2;
         if (s[i] != '/' || s[i + 1] != '*' || parse_hexdigits(s, &p, &addr) || s[p] != '*' ||
@@ -1223,6 +1234,32 @@ static void line_at(struct ctx *c, const struct sinst *in, int depth, const char
     put(c, "%s\n", buf);
 }
 
+/* The control bits of an instruction as native-trace attributes
+ * (docs/trace-format.md "Control bits").  ctrl = hi >> 41 (bits 105..125 of
+ * the 128-bit instruction; layout in shared/reference/modern-sm-core.md §1,
+ * checked on the committed H200 SASS, docs/sass-converter.md): 0-3 stall,
+ * 4 yield, 5-7 write counter, 8-10 read counter, 11-16 wait mask, 17-20 reuse.
+ * The encoded bit 4 is set where the compiler wants the warp to keep issuing
+ * (every stall-1 instruction of the committed SASS has it) and clear where it
+ * may switch: the attribute is its inverse, yield=1 meaning "switch". */
+static void emit_ctl(struct ctx *c, uint64_t hi)
+{
+    unsigned ctrl = (unsigned)(hi >> 41);
+    unsigned wb = (ctrl >> 5) & 7, rb = (ctrl >> 8) & 7, wait = (ctrl >> 11) & 0x3f;
+    unsigned reuse = (ctrl >> 17) & 0xf;
+    put(c, " stall=%u", ctrl & 15);
+    if (!((ctrl >> 4) & 1))
+        put(c, " yield=1");
+    if (wb != TR_SB_NONE)
+        put(c, " wbar=%u", wb);
+    if (rb != TR_SB_NONE)
+        put(c, " rbar=%u", rb);
+    if (wait)
+        put(c, " wait=0x%02x", wait);
+    if (reuse)
+        put(c, " reuse=0x%x", reuse);
+}
+
 static void emit_inst(struct ctx *c, uint32_t i, int depth, const char *override_text,
                       const char *note)
 {
@@ -1250,6 +1287,8 @@ static void emit_inst(struct ctx *c, uint32_t i, int depth, const char *override
                 put(c, "%saddr=%s", a->attrs[0] ? " " : "", e);
         }
     }
+    if (in->has_hi)
+        emit_ctl(c, in->hi);
     if (note)
         put(c, "  # %s", note);
     put(c, "\n");

@@ -93,6 +93,8 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         uint64_t tw = t + (uint64_t)((double)i * r->a->sm_warp_cycles);
         memset(w, 0, offsetof(struct eng_warp, sb));
         eng_sb_reset(&w->sb);
+        if (sm->dc) /* (allocated at the SM's first counter, eng_sm.c) */
+            eng_dc_reset(&sm->dc[slot]);
         sp->until[slot / sub] = tw;
         eng_smsp_lower(sp, tw);
         if (sp->hi <= slot / sub)

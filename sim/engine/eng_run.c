@@ -51,8 +51,8 @@ static const char *check_arch(const struct arch *a)
         return "memory.l1_bytes_per_clk and memory.l2_bytes_per_clk must be > 0";
     if (!(arch_dram_bytes_per_clk(a) > 0))
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
-    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR)
-        return "scheduler.policy must be gto or lrr";
+    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY)
+        return "scheduler.policy must be gto, lrr or gty";
     return NULL;
 }
 
@@ -79,6 +79,7 @@ static void free_run(struct eng_run *r)
             free(sm->elig);
             free(sm->mark);
             free(sm->copies);
+            free(sm->dc);
             free(sm->due);
             free(sm->req);
             free(sm->fr);

@@ -42,6 +42,8 @@ struct eng_warp {
     uint64_t store_done;   /* outstanding stores complete; after EXIT: retire cycle
                               (all memory done: drain); known part while npend > 0 */
     uint64_t since;        /* first cycle of the current state interval             */
+    uint64_t stall_until;  /* control bits: the stall count (and yield) of the last
+                              issue keep the warp out until this cycle ("wait")  */
     const struct tr_inst *ni; /* next instruction to issue (fetched), NULL if none   */
     uint8_t state;         /* enum warp_state over [since, ...)                     */
     uint8_t resident;      /* 1 while the slot holds a live warp                    */
@@ -80,6 +82,11 @@ struct eng_smsp {
     int nslots;            /* local slots of this SMSP (entries of until[])         */
     int hi;                /* local slots >= hi hold no warp (scan bound)           */
     int last;              /* local slot of the last issued warp, -1 none           */
+    uint64_t rf_free;      /* the register-read stage takes the next instruction from
+                              this cycle (bank-conflict bubbles: dispatch_stall)  */
+    uint16_t rfc_slot[2][3]; /* register-file cache, [bank][operand slot]: warp slot
+                              + 1 of the entry's owner, 0 = empty                */
+    uint8_t rfc_reg[2][3]; /* ... and its register                                  */
     struct mem_queue lg;   /* global/local/texture instructions not yet sent to L1  */
     struct mem_queue mio;  /* shared/constant instructions not yet served           */
     struct stats_smsp st;  /* this SMSP's counters, kept here while the SM runs (its
@@ -146,6 +153,10 @@ struct eng_sm {
     int *elig;             /* [slots_per_smsp] scratch: eligible local slots         */
     int *due;              /* [slots_per_smsp] scratch: local slots due this step    */
     uint8_t *mark;         /* [slots_per_smsp] scratch: enum eng_pick_mark per elig  */
+    struct eng_dc *dc;     /* [bps * wpb] per warp slot: dependence counters SB0..SB5
+                              (control bits), NULL until the SM's first counter:
+                              apart from eng_warp, which traces without control
+                              bits keep small and hot                           */
     struct tr_inst *copies;/* [bps * wpb] per warp slot: room for a sealed copy of an
                               instruction the reader left unsealed (eng_fetch)     */
     struct eng_acc acc;    /* counters summed into stats_kernel at the end           */

@@ -177,3 +177,104 @@ void eng_sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready,
             sb_put(sb, fi < nf ? freeslot[fi++] : -1, in->rs[k], ready, kind);
     sb_trim(sb, t);
 }
+
+/* ---- dependence counters (eng_sb.h) ---- */
+
+void eng_dc_add(struct eng_dc *dc, int sb, uint64_t rel, int kind, uint64_t t)
+{
+    uint64_t *r = dc->rel[sb];
+    uint8_t *k = dc->kind[sb];
+    int n = 0;
+    for (int i = 0; i < dc->n[sb]; i++) /* drop the released ones, keep order */
+        if (r[i] > t) {
+            r[n] = r[i];
+            k[n] = k[i];
+            n++;
+        }
+    if (n == ENG_DC_MAX) {
+        /* fold the earliest release into the new one (the later of the two) */
+        int e = 0;
+        for (int i = 1; i < n; i++)
+            if (r[i] < r[e])
+                e = i;
+        if (r[e] > rel) {
+            rel = r[e];
+            kind = k[e];
+        }
+        r[e] = r[n - 1];
+        k[e] = k[n - 1];
+        n--;
+    }
+    r[n] = rel;
+    k[n] = (uint8_t)kind;
+    dc->n[sb] = (uint8_t)(n + 1);
+}
+
+int eng_dc_check(const struct eng_dc *dc, const struct tr_inst *in, uint64_t t,
+                 uint64_t *until, int *state)
+{
+    uint64_t best = 0;
+    int bkind = 0;
+    unsigned wait = in->wait;
+    /* Wait mask: every named counter at 0, i.e. its latest release passed.
+     * The binding release is the latest (as in the register scoreboard:
+     * one reason over the whole stall keeps skipping exact). */
+    for (int sb = 0; wait; sb++, wait >>= 1) {
+        if (!(wait & 1))
+            continue;
+        for (int i = 0; i < dc->n[sb]; i++) {
+            uint64_t r = dc->rel[sb][i];
+            if (r > t && (r > best || (r == best && dc->kind[sb][i] > bkind))) {
+                best = r;
+                bkind = dc->kind[sb][i];
+            }
+        }
+    }
+    if (in->depbar_sb < TR_NSB) {
+        /* DEPBAR.LE SBx, N: wait until at most N releases lie after t, i.e.
+         * for the (N+1)-th latest. */
+        int sb = in->depbar_sb, n = dc->n[sb];
+        uint64_t r[ENG_DC_MAX];
+        uint8_t k[ENG_DC_MAX];
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (dc->rel[sb][i] > t) {
+                r[m] = dc->rel[sb][i];
+                k[m] = dc->kind[sb][i];
+                m++;
+            }
+        if (m > in->depbar_n) {
+            /* selection of the (N+1)-th largest by repeated maximum (m <= 8) */
+            for (int j = 0; j <= in->depbar_n; j++) {
+                int mx = j;
+                for (int i = j + 1; i < m; i++)
+                    if (r[i] > r[mx])
+                        mx = i;
+                uint64_t tr = r[j];
+                uint8_t tk = k[j];
+                r[j] = r[mx];
+                k[j] = k[mx];
+                r[mx] = tr;
+                k[mx] = tk;
+            }
+            uint64_t need = r[in->depbar_n];
+            if (need > best) {
+                best = need;
+                bkind = k[in->depbar_n];
+            }
+        }
+    }
+    if (!best)
+        return 0;
+    *until = best;
+    *state = kind_state[bkind & 3];
+    return 1;
+}
+
+void eng_dc_resolve(struct eng_dc *dc, uint64_t ph, uint64_t ready)
+{
+    for (int sb = 0; sb < TR_NSB; sb++)
+        for (int i = 0; i < dc->n[sb]; i++)
+            if (dc->rel[sb][i] == ph)
+                dc->rel[sb][i] = ready;
+}

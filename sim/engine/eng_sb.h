@@ -87,6 +87,47 @@ void eng_sb_add_dst(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready,
 void eng_sb_add_src(struct eng_sb *sb, const struct tr_inst *in, uint64_t ready, int kind,
                     uint64_t t);
 
+/* ---- Dependence counters (instructions with control bits) ----
+ *
+ * SB0..SB5 of one warp (shared/reference/modern-sm-core.md §1, Huerta et al.
+ * MICRO 2025 §4): an issue with wbar/rbar = x increments SBx, and the
+ * increment is undone at the result's write-back (wbar) or once the source
+ * operands were read (rbar).  Each pending increment is kept as its release
+ * cycle, so the counter's value at t is the number of releases later than
+ * t: the wait mask asks for "no release later than t", DEPBAR.LE SBx, N for
+ * "at most N".  The increment counts from the cycle after the issue (the
+ * issuing warp cannot issue again in its own cycle, so that is from issue
+ * on).  ENG_DC_MAX pending increments per counter are tracked exactly; past
+ * that, the earliest is folded into the new one (the later release kept),
+ * which can only make a DEPBAR.LE wait longer, never a wait mask. */
+enum { ENG_DC_MAX = 8 };
+
+struct eng_dc {
+    uint64_t rel[TR_NSB][ENG_DC_MAX]; /* release cycles of pending increments    */
+    uint8_t kind[TR_NSB][ENG_DC_MAX]; /* ENG_SBK_SHORT / ENG_SBK_LONG: the stall
+                                         reason of a wait on it                  */
+    uint8_t n[TR_NSB];                /* entries in use (some may have expired)  */
+};
+
+static inline void eng_dc_reset(struct eng_dc *dc)
+{
+    for (int i = 0; i < TR_NSB; i++)
+        dc->n[i] = 0;
+}
+
+/* An increment of counter sb at t, released at rel with stall kind `kind`. */
+void eng_dc_add(struct eng_dc *dc, int sb, uint64_t rel, int kind, uint64_t t);
+
+/* Is in (with control bits) blocked at t by its wait mask or DEPBAR.LE?
+ * 0, or 1 with *until (the cycle the wait ends; a placeholder >= ENG_PEND
+ * while a memory answer is pending) and *state (long_scoreboard for L1TEX
+ * producers, short_scoreboard for MIO ones). */
+int eng_dc_check(const struct eng_dc *dc, const struct tr_inst *in, uint64_t t,
+                 uint64_t *until, int *state);
+
+/* Replace the placeholder ph by the answer (eng_sb_resolve's twin). */
+void eng_dc_resolve(struct eng_dc *dc, uint64_t ph, uint64_t ready);
+
 /* Replace the placeholder ready time ph (a deferred request's, eng_sm.c)
  * by the answer. */
 static inline void eng_sb_resolve(struct eng_sb *sb, uint64_t ph, uint64_t ready)

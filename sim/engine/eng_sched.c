@@ -19,8 +19,10 @@ static int pick_lrr(int last, const int *elig, const uint8_t *mark, int n)
     return best;
 }
 
-static int pick_gto(const struct eng_warp *w, int sub, int s, const int *elig,
-                    const uint8_t *mark, int n, int last_idx)
+/* Greedy, then the oldest (youngest = 0) or the youngest (youngest = 1)
+ * by launch order.  Ages are distinct, so ties cannot arise. */
+static int pick_greedy(const struct eng_warp *w, int sub, int s, const int *elig,
+                       const uint8_t *mark, int n, int last_idx, int youngest)
 {
     if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
         return last_idx;
@@ -30,7 +32,7 @@ static int pick_gto(const struct eng_warp *w, int sub, int s, const int *elig,
         if (mark[i] != ENG_PICK_FREE)
             continue;
         uint64_t age = w[elig[i] * sub + s].age;
-        if (best < 0 || age < bage) {
+        if (best < 0 || (youngest ? age > bage : age < bage)) {
             best = i;
             bage = age;
         }
@@ -43,5 +45,5 @@ int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int las
 {
     if (policy == SCHED_LRR)
         return pick_lrr(last, elig, mark, n);
-    return pick_gto(w, sub, s, elig, mark, n, last_idx);
+    return pick_greedy(w, sub, s, elig, mark, n, last_idx, policy == SCHED_GTY);
 }

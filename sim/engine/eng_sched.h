@@ -24,8 +24,9 @@ enum eng_pick_mark {
  * warps (slot = local slot * sub + s); last: local slot of the last issued
  * warp (-1 none); last_idx: its index in elig, -1 when it is not eligible.
  * SCHED_GTO: the last issued warp if eligible, else the oldest (launch
- * order).  SCHED_LRR: the first eligible slot after the last issued one,
- * wrapping. */
+ * order).  SCHED_GTY: the last issued warp if eligible, else the youngest
+ * (shared/reference/modern-sm-core.md §2, Huerta et al. MICRO 2025 "CGGTY").
+ * SCHED_LRR: the first eligible slot after the last issued one, wrapping. */
 int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int last,
                    const int *elig, const uint8_t *mark, int n, int last_idx);
 

@@ -53,7 +53,7 @@ static int pipe_busy_state(const struct eng_warp *w)
  * next instruction: WS_SELECTED when they hold, else the stall state with
  * *until.  They only relax as t grows while ni stays the same, so once they
  * hold the caller remembers it in w->cond_ok until the next issue. */
-static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
+static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, uint64_t *until)
 {
     if (w->finished) {
         *until = w->npend ? ENG_PEND : w->store_done;
@@ -63,14 +63,28 @@ static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
         *until = w->bar_until;
         return WS_BARRIER;
     }
+    if (t < w->stall_until) {
+        /* the stall count of the warp's last instruction: ncu's "wait" */
+        *until = w->stall_until;
+        return WS_WAIT;
+    }
     if (t < w->fetch_ready) {
         *until = w->fetch_ready;
         return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
     }
     const struct tr_inst *in = w->ni;
     int st;
-    if (eng_sb_check(&w->sb, in, t, until, &st))
+    if (in->ctl) {
+        /* Control bits replace the register scoreboard: fixed latencies are
+         * covered by the producers' stall counts, variable ones by the wait
+         * mask and DEPBAR.LE on the dependence counters. */
+        if ((in->wait || in->depbar_sb < TR_NSB) && dc && eng_dc_check(dc, in, t, until, &st))
+            return st;
+        if (in->depbar_sb < TR_NSB)
+            return WS_SELECTED; /* DEPBAR.LE waits for its counter only */
+    } else if (eng_sb_check(&w->sb, in, t, until, &st)) {
         return st;
+    }
     if (in->kind == TR_K_MEMBAR) {
         uint64_t md = w->npend ? ENG_PEND : w->mem_done;
         if (t < md) {
@@ -87,11 +101,11 @@ static int eval_cond(struct eng_warp *w, uint64_t t, uint64_t *until)
  * is a warp whose conditions 1-3 already hold (w->cond_ok) re-checked against its
  * pipe and queue, a few compares. */
 static inline __attribute__((always_inline)) int
-eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
-     uint64_t *until)
+eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, const struct eng_dc *dc,
+     uint64_t t, uint64_t *until)
 {
     if (!w->cond_ok) {
-        int st = eval_cond(w, t, until);
+        int st = eval_cond(w, dc, t, until);
         if (st != WS_SELECTED)
             return st;
         w->cond_ok = 1;
@@ -104,8 +118,80 @@ eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, uint64_t t,
     if (w->queue != MEM_Q_NONE &&
         mem_queue_busy(w->queue == MEM_Q_LG ? &sp->lg : &sp->mio, t, until))
         return w->queue == MEM_Q_LG ? WS_LG_THROTTLE : WS_MIO_THROTTLE;
+    if (t < sp->rf_free) {
+        /* the register-read stage still holds the SMSP's previous
+         * instruction (bank conflict): ncu reports "dispatch_stall" */
+        *until = sp->rf_free;
+        return WS_DISPATCH_STALL;
+    }
     *until = t + 1;
     return WS_SELECTED;
+}
+
+/* Cycles from issue until a fixed-latency instruction has read its source
+ * registers (releases its read counter): Huerta et al. MICRO 2025 §5 measure
+ * three cycles of operand read (shared/reference/modern-sm-core.md §4). */
+enum { ENG_RF_READ = 3 };
+
+/* The register-read stage for w's instruction `in` issued at t (control bits
+ * only): two banks per SMSP (register number mod 2), one read port each, so
+ * k reads from one bank take k cycles; the SMSP's next instruction waits the
+ * extra ones (rf_free).  A source whose slot and bank hold the same
+ * register of the same warp in the register-file cache needs no port; the
+ * reuse bit of a slot keeps its register there, any other read of that
+ * slot and bank evicts it.  Measured on Ampere (modern-sm-core.md §4): FMUL
+ * with both sources in one bank +1 cycle, FFMA with three +2. */
+static void rf_read(struct eng_smsp *sp, int slot, const struct tr_inst *in, uint64_t t)
+{
+    int reads[2] = {0, 0};
+    uint16_t owner = (uint16_t)(slot + 1);
+    for (int k = 0; k < 3; k++) {
+        int reg = in->opr[k];
+        if (reg == TR_OPR_NONE)
+            continue;
+        int b = reg & 1;
+        int hit = sp->rfc_slot[b][k] == owner && sp->rfc_reg[b][k] == reg;
+        reads[b] += !hit;
+        if ((in->reuse >> k) & 1) {
+            sp->rfc_slot[b][k] = owner;
+            sp->rfc_reg[b][k] = (uint8_t)reg;
+        } else {
+            sp->rfc_slot[b][k] = 0;
+        }
+    }
+    int most = reads[0] > reads[1] ? reads[0] : reads[1];
+    if (most > 1)
+        sp->rf_free = t + (uint64_t)most;
+}
+
+/* The control bits of w's instruction issued at t: the stall count (a yield
+ * keeps the warp out of the next cycle too), the dependence counters it
+ * increments (released at `res`, the result's write-back, and `rd`, when its
+ * sources were read), and the register-read stage. */
+static void ctl_issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp *sp,
+                      struct eng_warp *w, int slot, const struct tr_inst *in, uint64_t t,
+                      uint64_t res, uint64_t rd, int kind)
+{
+    uint64_t su = t + (in->stall ? in->stall : 1);
+    if (in->yield && su < t + 2)
+        su = t + 2;
+    w->stall_until = su;
+    if ((in->wbar < TR_NSB || in->rbar < TR_NSB) && !sm->dc) {
+        /* the SM's first counter: the counters are allocated on first use,
+         * so kernels without control bits do not carry them (speed) */
+        sm->dc = eng_line_calloc((size_t)(r->bps * r->wpb), sizeof *sm->dc);
+        if (!sm->dc) {
+            eng_error(r, smi, t, "out of memory");
+            return;
+        }
+    }
+    struct eng_dc *dc = sm->dc ? &sm->dc[slot] : NULL;
+    if (in->wbar < TR_NSB)
+        eng_dc_add(dc, in->wbar, res, kind, t);
+    if (in->rbar < TR_NSB)
+        eng_dc_add(dc, in->rbar, rd, kind, t);
+    if (in->kind == TR_K_ALU)
+        rf_read(sp, slot, in, t);
 }
 
 /* The observer's view of a closed state interval (timeline pictures). */
@@ -241,15 +327,33 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
     mem_queue_push(mio ? &sp->mio : &sp->lg, t, res.sent);
     int kind = in->dep != TR_DEP_PIPE ? eng_sb_dep_kind(in->dep)
                : mio ? ENG_SBK_SHORT : ENG_SBK_LONG;
-    if (!is_store)
-        eng_sb_add_dst(&w->sb, in, ready, kind, t);
-    eng_sb_add_src(&w->sb, in, res.sent, kind | ENG_SBK_READ, t);
+    if (in->ctl) {
+        /* counters: short scoreboard for MIO producers, long for L1TEX */
+        ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, res.sent,
+                  kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
+    } else {
+        if (!is_store)
+            eng_sb_add_dst(&w->sb, in, ready, kind, t);
+        eng_sb_add_src(&w->sb, in, res.sent, kind | ENG_SBK_READ, t);
+    }
     if (ready >= ENG_PEND)
         return; /* mem_done and store_done take the answer in eng_sm_settle */
     if (ready > w->mem_done)
         w->mem_done = ready;
     if ((is_store || is_atom) && ready > w->store_done)
         w->store_done = ready;
+}
+
+/* The dependence counters of SM warp slot `slot`, NULL while the SM has
+ * none (no instruction with a counter issued on it yet: all are zero). */
+static inline const struct eng_dc *dc_of(const struct eng_sm *sm, int slot)
+{
+    return sm->dc ? &sm->dc[slot] : NULL;
+}
+
+static inline int is_mem_kind(int kind)
+{
+    return kind == TR_K_LOAD || kind == TR_K_STORE || kind == TR_K_ATOMIC;
 }
 
 static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp *sp,
@@ -267,7 +371,13 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
         int lat = eng_pipe_latency(in, pc);
         int kind = in->dep != TR_DEP_PIPE ? eng_sb_dep_kind(in->dep)
                    : pc->dep == DEP_SHORT ? ENG_SBK_SHORT : ENG_SBK_WAIT;
-        eng_sb_add_dst(&w->sb, in, t + (uint64_t)(lat > 0 ? lat : 0), kind, t);
+        uint64_t ready = t + (uint64_t)(lat > 0 ? lat : 0);
+        if (in->ctl)
+            /* a counter wait on a non-L1TEX producer is a short-scoreboard stall */
+            ctl_issue(r, smi, sm, sp, w, slot, in, t, ready, t + ENG_RF_READ,
+                      kind == ENG_SBK_LONG ? kind : ENG_SBK_SHORT);
+        else
+            eng_sb_add_dst(&w->sb, in, ready, kind, t);
         break;
     }
     case TR_K_LOAD:
@@ -292,6 +402,8 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     default: /* NOP, MEMBAR (waited for before issue) */
         break;
     }
+    if (in->ctl && in->kind != TR_K_ALU && !is_mem_kind(in->kind))
+        ctl_issue(r, smi, sm, sp, w, slot, in, t, t + 1, t + 1, ENG_SBK_SHORT);
     eng_fetch_next(r, w, &sm->copies[slot]);
     if (!w->ni) {
         finish(r, sm, w, t);
@@ -319,11 +431,15 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
         sst->cycles_active += t - sm->active_since;
     w->resident = 0;
     sp->until[ls] = ENG_NEVER;
+    for (int b = 0; b < 2; b++) /* its register-file cache entries */
+        for (int k = 0; k < 3; k++)
+            if (sp->rfc_slot[b][k] == (uint16_t)(slot + 1))
+                sp->rfc_slot[b][k] = 0;
     while (sp->hi > 0 && !sm->w[(sp->hi - 1) * sub + s].resident)
         sp->hi--;
     if (r->k->ops->warp_end)
         r->k->ops->warp_end(r->k, &w->cur);
-    if (r->a->policy == SCHED_GTO && sp->last == ls)
+    if (r->a->policy != SCHED_LRR && sp->last == ls)
         sp->last = -1;
     if (t > sm->acc.last_retire)
         sm->acc.last_retire = t;
@@ -416,7 +532,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                     continue;
                 }
             }
-            int st = eval(fma_split, sp, w, t, &u);
+            int st = eval(fma_split, sp, w, dc_of(sm, slot), t, &u);
             if (st == WS_SELECTED) {
                 if (ls == sp->last)
                     last_idx = n;
@@ -462,7 +578,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
             uint64_t u;
             /* A second issue in the same cycle may find the pipe or queue
              * taken by the first; the warp then stays not_selected. */
-            if (issued > 0 && eval(fma_split, sp, w, t, &u) != WS_SELECTED) {
+            if (issued > 0 && eval(fma_split, sp, w, dc_of(sm, slot), t, &u) != WS_SELECTED) {
                 mark[i] = ENG_PICK_LOST;
                 continue;
             }
@@ -492,7 +608,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                  * as an evaluation at t + 1. */
                 if (!w->finished && !no_skip) {
                     uint64_t v;
-                    int st = eval_cond(w, t + 1, &v);
+                    int st = eval_cond(w, dc_of(sm, ls * sub + s), t + 1, &v);
                     if (st == WS_SELECTED) {
                         w->cond_ok = 1;
                     } else if (v < ENG_PEND || v == ENG_NEVER) {
@@ -557,6 +673,8 @@ void eng_sm_settle(struct eng_run *r, int smi)
                 q->ready = sm->req[q->s.deps[d]].ready;
         mem_sm_answer(&sm->mem, &q->s, (uint32_t)i, q->ready);
         eng_sb_resolve(&w->sb, q->ph, q->ready);
+        if (sm->dc)
+            eng_dc_resolve(&sm->dc[q->slot], q->ph, q->ready);
         if (q->ready > w->mem_done)
             w->mem_done = q->ready;
         if ((q->s.is_store || q->is_atom || w->finished) && q->ready > w->store_done)
@@ -573,7 +691,7 @@ void eng_sm_settle(struct eng_run *r, int smi)
         struct eng_warp *w = &sm->w[slot];
         uint64_t u;
         w->unres = 0;
-        int st = eval(r->fma_split, sp, w, w->eval_t, &u);
+        int st = eval(r->fma_split, sp, w, dc_of(sm, slot), w->eval_t, &u);
         set_state(r, &sp->st, smi, s, ls, w, st, w->eval_t);
         sp->until[ls] = u;
         eng_smsp_lower(sp, u);

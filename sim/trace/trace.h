@@ -96,7 +96,26 @@ struct tr_inst {
     uint16_t rs[TR_MAX_SRC]; /* the same for src                                    */
     uint64_t dmask;        /* bit (r % 64) of every register in rd                  */
     uint64_t smask;        /* bit (r % 64) of every register in rs                  */
+    /* Compiler control bits (SASS bits 105..125, docs/trace-format.md "Control
+     * bits"); meaningful only when ctl is 1. */
+    uint8_t ctl;           /* 1: the trace gave control bits (stall= ...)           */
+    uint8_t stall;         /* cycles before the warp's next issue, 0..15            */
+    uint8_t yield;         /* 1: the warp is not re-picked in the next cycle         */
+    uint8_t wbar;          /* dependence counter released at write-back, TR_SB_NONE  */
+    uint8_t rbar;          /* dependence counter released once sources are read      */
+    uint8_t wait;          /* mask of counters SB0..SB5 that must be 0 to issue      */
+    uint8_t reuse;         /* operand slots 0..3 kept in the register-file cache     */
+    uint8_t depbar_sb;     /* DEPBAR.LE SBx, N: x (TR_SB_NONE: not a DEPBAR.LE)      */
+    uint8_t depbar_n;      /* ... and N, 0..63                                      */
+    uint8_t opr[3];        /* R register read by source operand slot 0..2 (the
+                              register-file banks and cache), TR_OPR_NONE: none  */
 };
+
+/* Dependence counters per warp (SB0..SB5) and the "no counter" value of the
+ * 3-bit wbar/rbar fields (modern-sm-core.md §1). */
+enum { TR_NSB = 6, TR_SB_NONE = 7 };
+/* tr_inst.opr of a slot that reads no R register (RZ, UR, constant, immediate). */
+enum { TR_OPR_NONE = 255 };
 
 /* Does register id r create a dependency?  RZ, PT, URZ, UPT and ids outside
  * the flat space (TR_REG_NONE) never do. */

@@ -308,6 +308,8 @@ int tr_isa_decode(const char *opcode, struct tr_inst *out, struct tr_isa_info *i
     out->latency = -1;
     out->active = 0xffffffffu;
     out->pattern = TR_PAT_COALESCED;
+    out->wbar = out->rbar = out->depbar_sb = TR_SB_NONE; /* control bits: none */
+    out->opr[0] = out->opr[1] = out->opr[2] = TR_OPR_NONE;
 
     if (!r) {
         out->kind = TR_K_ALU;

@@ -273,9 +273,13 @@ static int operand_sources(struct fctx *f, struct tr_inst *in, const char *tok, 
 
 enum {
     AT_PATTERN = 1, AT_STRIDE = 2, AT_FOOTPRINT = 4, AT_CONFLICT = 8, AT_WIDTH = 16,
-    AT_LAT = 32, AT_MASK = 64, AT_ADDR = 128, AT_ARRAY = 256
+    AT_LAT = 32, AT_MASK = 64, AT_ADDR = 128, AT_ARRAY = 256,
+    /* compiler control bits (docs/trace-format.md "Control bits") */
+    AT_STALL = 512, AT_YIELD = 1024, AT_WBAR = 2048, AT_RBAR = 4096, AT_WAIT = 8192,
+    AT_REUSE = 16384,
+    AT_CTL = AT_STALL | AT_YIELD | AT_WBAR | AT_RBAR | AT_WAIT | AT_REUSE
 };
-enum { AT_COUNT = 9 };
+enum { AT_COUNT = 15 };
 
 /* What addr= and array= said (parse_attrs), for inst_addrs. */
 struct attr_addr {
@@ -324,14 +328,53 @@ static int parse_addr(struct fctx *f, const char *s, size_t vat, size_t *end,
     return 0;
 }
 
+/* One control-bit attribute's value v (already a number; '-' for a counter
+ * arrives as TR_SB_NONE).  The ranges are the SASS fields' widths
+ * (shared/reference/modern-sm-core.md §1). */
+static int ctl_attr(struct fctx *f, struct tr_inst *in, unsigned bit, uint64_t v, size_t vat)
+{
+    switch (bit) {
+    case AT_STALL:
+        if (v > 15)
+            return ERR(f, vat, "stall must be between 0 and 15 cycles");
+        in->stall = (uint8_t)v;
+        break;
+    case AT_YIELD:
+        if (v > 1)
+            return ERR(f, vat, "yield must be 0 or 1");
+        in->yield = (uint8_t)v;
+        break;
+    case AT_WBAR:
+    case AT_RBAR:
+        if (v >= TR_NSB && v != TR_SB_NONE)
+            return ERR(f, vat, "%s must be a dependence counter 0..5 or '-' (none)",
+                       bit == AT_WBAR ? "wbar" : "rbar");
+        *(bit == AT_WBAR ? &in->wbar : &in->rbar) = (uint8_t)v;
+        break;
+    case AT_WAIT:
+        if (v > 0x3f)
+            return ERR(f, vat, "wait must be a mask of counters 0..5 (0..0x3f)");
+        in->wait = (uint8_t)v;
+        break;
+    default: /* AT_REUSE */
+        if (v > 0xf)
+            return ERR(f, vat, "reuse must be a mask of operand slots 0..3 (0..0xf)");
+        in->reuse = (uint8_t)v;
+        break;
+    }
+    in->ctl = 1;
+    return 0;
+}
+
 /* Parse "key=value" attributes from s[p...]. */
 static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_info *info,
                        const char *s, size_t p, struct attr_addr *aa)
 {
-    static const char *const names[AT_COUNT] = {"pattern", "stride", "footprint", "conflict",
-                                                "width", "lat", "mask", "addr", "array"};
+    static const char *const names[AT_COUNT] = {
+        "pattern", "stride", "footprint", "conflict", "width", "lat", "mask", "addr", "array",
+        "stall", "yield", "wbar", "rbar", "wait", "reuse"};
     unsigned seen = 0;
-    size_t pat_at = 0, stride_at = 0;
+    size_t pat_at = 0, stride_at = 0, ctl_at = 0;
     for (;;) {
         p = skip_ws(s, p);
         if (!s[p])
@@ -347,7 +390,8 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
                 a = i;
         if (a < 0)
             return ERR(f, kat, "unknown attribute '%.*s' (expected pattern, stride, footprint, "
-                               "conflict, width, lat, mask, addr or array)", (int)kn, s + kat);
+                               "conflict, width, lat, mask, addr, array, stall, yield, wbar, "
+                               "rbar, wait or reuse)", (int)kn, s + kat);
         unsigned bit = 1u << a;
         if (seen & bit)
             return ERR(f, kat, "duplicate attribute '%s'", names[a]);
@@ -404,6 +448,14 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
             p += vn;
             continue;
         }
+        if ((bit & AT_CTL) && !ctl_at)
+            ctl_at = kat;
+        if ((bit & (AT_WBAR | AT_RBAR)) && s[p] == '-' && (!s[p + 1] || is_ws(s[p + 1]))) {
+            if (ctl_attr(f, in, bit, TR_SB_NONE, vat))
+                return -1;
+            p++;
+            continue;
+        }
         uint64_t v;
         int neg = s[p] == '-';
         size_t q = p + (size_t)neg;
@@ -443,13 +495,20 @@ static int parse_attrs(struct fctx *f, struct tr_inst *in, const struct tr_isa_i
                 return ERR(f, vat, "lat must be between 1 and 32767 cycles");
             in->latency = (int16_t)v;
             break;
-        default: /* AT_MASK */
+        case AT_MASK:
             if (v > 0xffffffffu)
                 return ERR(f, vat, "mask must fit in 32 bits");
             in->active = (uint32_t)v;
             break;
+        default:
+            if (ctl_attr(f, in, bit, v, vat))
+                return -1;
+            break;
         }
     }
+    if ((seen & AT_CTL) && !(seen & AT_STALL))
+        return ERR(f, ctl_at, "control bits need stall=N (yield, wbar, rbar, wait and reuse "
+                              "come with it)");
     if ((seen & AT_STRIDE) && !(seen & AT_PATTERN))
         in->pattern = TR_PAT_STRIDED;
     else if ((seen & AT_STRIDE) && in->pattern != TR_PAT_STRIDED)
@@ -602,6 +661,48 @@ static int new_op(struct fctx *f, int type, int flags, uint32_t target, uint64_t
     return 0;
 }
 
+/* Source operand slot k (0 = first source) of in is tok[0..n): remember the
+ * R register it reads, if any ("-R4", "|R4|", "R4.reuse", "[R4.64+0x10]"),
+ * for the register-file bank model (docs/model.md). */
+static void note_slot(struct tr_inst *in, int k, const char *tok, size_t n)
+{
+    if (k >= 3)
+        return;
+    size_t i = 0;
+    while (i < n && (tok[i] == '-' || tok[i] == '|' || tok[i] == '!' || tok[i] == '~' ||
+                     tok[i] == '['))
+        i++;
+    char cls = 0;
+    size_t wn = word_len(tok + i);
+    if (i + wn > n)
+        return;
+    int r = wn ? reg_of(tok + i, wn, &cls) : REG_NOTREG;
+    if (r >= TR_REG_R && r < 255 && cls == 'R')
+        in->opr[k] = (uint8_t)(r - TR_REG_R);
+}
+
+/* DEPBAR.LE SBx, N: the warp waits until dependence counter x is at most N
+ * (modern-sm-core.md §1).  s[p...] is the operand text. */
+static int parse_depbar(struct fctx *f, struct tr_inst *in, const char *s, size_t p)
+{
+    if (s[p] != 'S' || s[p + 1] != 'B' || s[p + 2] < '0' || s[p + 2] > '5' ||
+        is_word(s[p + 3]))
+        return ERR(f, p, "DEPBAR.LE needs a dependence counter SB0..SB5, got '%.*s'",
+                   word_len(s + p) ? (int)word_len(s + p) : tok_len(s + p), s + p);
+    size_t q = skip_ws(s, p + 3);
+    if (s[q] != ',')
+        return ERR(f, q, "DEPBAR.LE SBx, N: expected ',' and N after the counter");
+    size_t nat = skip_ws(s, q + 1);
+    q = nat;
+    uint64_t v;
+    if (tr_parse_number(s, &q, &v) || v > 63)
+        return ERR(f, nat, "DEPBAR.LE SBx, N: N must be a number 0..63, got '%.*s'",
+                   tok_len(s + nat), s + nat);
+    in->depbar_sb = (uint8_t)(s[p + 2] - '0');
+    in->depbar_n = (uint8_t)v;
+    return 0;
+}
+
 static int parse_inst(struct fctx *f, const char *s, size_t p)
 {
     struct tr_inst in;
@@ -648,8 +749,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     p += on;
 
     /* Operands: comma-separated tokens without spaces. */
-    int idx = 0, chain = 1, op0_pred = 0, main_done = 0;
+    int idx = 0, chain = 1, op0_pred = 0, main_done = 0, nslot = 0;
     p = skip_ws(s, p);
+    size_t ops_at = p;
     while (s[p] && s[p] != ';') {
         size_t tat = p, tn = 0;
         while (s[p + tn] && s[p + tn] != ',' && !is_ws(s[p + tn]))
@@ -708,8 +810,10 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
             } else if ((cls == 'R' || cls == 'U') && !main_done) {
                 main_done = 1; /* RZ/URZ: the result is discarded */
             }
-        } else if (operand_sources(f, &in, t, tn, tat)) {
-            return -1;
+        } else {
+            if (operand_sources(f, &in, t, tn, tat))
+                return -1;
+            note_slot(&in, nslot++, t, tn);
         }
         p = skip_ws(s, tat + tn);
         if (s[p] == ';')
@@ -726,6 +830,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     struct attr_addr aa;
     memset(&aa, 0, sizeof aa);
     if (parse_attrs(f, &in, &info, s, p, &aa))
+        return -1;
+    if (!strncmp(opc, "DEPBAR.LE", 9) && (opc[9] == '\0' || opc[9] == '.') &&
+        parse_depbar(f, &in, s, ops_at))
         return -1;
 
     /* Control-flow rules for EXIT. */

@@ -1,0 +1,366 @@
+/* test_engine_ctl.c — the compiler-guided issue stage: stall counts, yield,
+ * dependence counters, register-file banks and cache, greedy-then-youngest
+ * (sim/engine/eng_sm.c, eng_sb.c, eng_sched.c; docs/model.md "Control bits";
+ * shared/reference/modern-sm-core.md).  Every expectation is a cycle worked
+ * out by hand in the comment above it.
+ *
+ * The test GPU (test_engine_util.h): FMA latency 4, one instruction per cycle
+ * per pipe, no fetch or branch latency, so without control bits a warp could
+ * issue independent instructions every cycle.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "test_engine_util.h"
+
+/* Issues seen by the observer: (cycle, warp index within its block) of every
+ * cycle a warp of SMSP 0 spent selected, in issue order. */
+enum { MAXI = 512 };
+struct issues {
+    uint64_t t[MAXI];
+    int warp[MAXI];
+    int n;
+};
+
+static void obs_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
+                      uint64_t from, uint64_t to, int state)
+{
+    (void)sm;
+    (void)slot;
+    (void)block;
+    struct issues *is = ud;
+    if (smsp != 0 || state != WS_SELECTED)
+        return;
+    for (uint64_t c = from; c < to && is->n < MAXI; c++) {
+        is->t[is->n] = c;
+        is->warp[is->n] = (int)warp;
+        is->n++;
+    }
+}
+
+/* Sort by cycle (intervals of different warps arrive out of order). */
+static void sort_issues(struct issues *is)
+{
+    for (int i = 1; i < is->n; i++)
+        for (int j = i; j > 0 && is->t[j] < is->t[j - 1]; j--) {
+            uint64_t t = is->t[j];
+            int w = is->warp[j];
+            is->t[j] = is->t[j - 1];
+            is->warp[j] = is->warp[j - 1];
+            is->t[j - 1] = t;
+            is->warp[j - 1] = w;
+        }
+}
+
+/* Run with the observer; with no_skip too, and both must agree (the
+ * control-bit state obeys the skipping contract). */
+static void run_obs(const struct arch *a, struct tu_kernel *t, struct issues *is,
+                    struct stats_kernel *st)
+{
+    for (int ns = 1; ns >= 0; ns--) {
+        struct issues x;
+        memset(&x, 0, sizeof x);
+        struct engine_observer eo = {&x, obs_state, NULL, 0};
+        struct engine_opts o;
+        tu_opts(&o);
+        o.obs = &eo;
+        o.no_skip = ns;
+        char err[512];
+        struct stats_kernel s;
+        if (engine_run(a, &t->k, &o, &s, err))
+            fail_msg("engine_run: %s", err);
+        assert_true(tu_identity_ok(&s));
+        sort_issues(&x);
+        if (ns) {
+            *is = x;
+            stats_kernel_free(&s);
+        } else {
+            assert_int_equal(x.n, is->n);
+            for (int i = 0; i < x.n; i++) {
+                assert_int_equal(x.t[i], is->t[i]);
+                assert_int_equal(x.warp[i], is->warp[i]);
+            }
+            *st = s;
+        }
+    }
+}
+
+/* Control bits on an instruction (test_engine_util.h's leave them off). */
+static struct tr_inst ctl(struct tr_inst in, int stall, int yield, int wbar, int wait)
+{
+    in.ctl = 1;
+    in.stall = (uint8_t)stall;
+    in.yield = (uint8_t)yield;
+    in.wbar = (uint8_t)(wbar < 0 ? TR_SB_NONE : wbar);
+    in.rbar = TR_SB_NONE;
+    in.wait = (uint8_t)wait;
+    in.reuse = 0;
+    in.depbar_sb = TR_SB_NONE;
+    in.opr[0] = in.opr[1] = in.opr[2] = TR_OPR_NONE;
+    return in;
+}
+
+static void expect_times(const struct issues *is, const uint64_t *want, int n)
+{
+    if (is->n != n)
+        fail_msg("%d issues, want %d", is->n, n);
+    for (int i = 0; i < n; i++)
+        if (is->t[i] != want[i])
+            fail_msg("issue %d at cycle %llu, want %llu", i, (unsigned long long)is->t[i],
+                     (unsigned long long)want[i]);
+}
+
+/* An LDG that hits L2 (footprint between L1 and L2; bandwidths so large
+ * they add nothing) is ready l2_latency + 1 = 301 cycles after its issue
+ * (test_engine_latency.c's pointer chase).  It writes SB0; an independent
+ * FFMA issues at 1; the consumer waits on SB0 and issues exactly at 301,
+ * when the write-back releases the counter (299 cycles of long_scoreboard,
+ * 2..300), then EXIT at 302.  The same consumer with wait 0 would issue at
+ * 2: the counter, not the register, is what it waits for. */
+static void ldg_wait_counter(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.l1_bytes_per_clk = 1e9;
+    a.l2_bytes_per_clk = 1e9;
+    a.dram_gbps = 1e9;
+    for (int wait = 1; wait >= 0; wait--) {
+        struct tr_inst body[3] = {
+            ctl(tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 0, 5, -1, 4, 8u << 20), 1, 0,
+                0, 0),
+            ctl(tu_alu(PIPE_FMA, 10, 1, 2, 3), 1, 0, -1, 0),
+            ctl(tu_alu(PIPE_FMA, 11, 0, 2, 3), 1, 0, -1, wait)};
+        struct tu_kernel t;
+        tu_kernel_init(&t, 1, 32, body, 3, 1);
+        struct issues is;
+        struct stats_kernel st;
+        run_obs(&a, &t, &is, &st);
+        if (wait) {
+            const uint64_t want[] = {0, 1, 301, 302};
+            expect_times(&is, want, 4);
+            assert_int_equal(st.smsp[0].state[WS_LONG_SCOREBOARD], 299);
+        } else {
+            const uint64_t want[] = {0, 1, 2, 3};
+            expect_times(&is, want, 4);
+            assert_int_equal(st.smsp[0].state[WS_LONG_SCOREBOARD], 0);
+        }
+        stats_kernel_free(&st);
+    }
+}
+
+/* A MUFU (latency 16, short scoreboard) writing SB2, its consumer waiting on
+ * 0x04: issues at 0 and 16, 15 cycles of short_scoreboard. */
+static void mufu_short_scoreboard(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    struct tr_inst body[2] = {ctl(tu_alu(PIPE_MUFU, 0, 1, -1, -1), 1, 0, 2, 0),
+                              ctl(tu_alu(PIPE_FMA, 4, 0, 2, 3), 1, 0, -1, 0x04)};
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 2, 1);
+    struct issues is;
+    struct stats_kernel st;
+    run_obs(&a, &t, &is, &st);
+    const uint64_t want[] = {0, 16, 17};
+    expect_times(&is, want, 3);
+    assert_int_equal(st.smsp[0].state[WS_SHORT_SCOREBOARD], 15);
+    stats_kernel_free(&st);
+}
+
+/* DEPBAR.LE SB0, 1 after three loads on SB0 (ready 301, 302, 303: one
+ * issued per cycle): it waits for all but one, i.e. until 302, then the
+ * next instruction issues at 303. */
+static void depbar_le(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.l1_bytes_per_clk = 1e9;
+    a.l2_bytes_per_clk = 1e9;
+    a.dram_gbps = 1e9;
+    struct tr_inst ld = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 0, 5, -1, 4, 8u << 20);
+    struct tr_inst body[5] = {ctl(ld, 1, 0, 0, 0), ctl(ld, 1, 0, 0, 0), ctl(ld, 1, 0, 0, 0),
+                              ctl(tu_inst(TR_K_MEMBAR, PIPE_CBU), 1, 0, -1, 0),
+                              ctl(tu_alu(PIPE_FMA, 11, 1, 2, 3), 1, 0, -1, 0)};
+    body[1].dst[0] = 1;
+    body[2].dst[0] = 2;
+    body[3].depbar_sb = 0;
+    body[3].depbar_n = 1;
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 5, 1);
+    struct issues is;
+    struct stats_kernel st;
+    run_obs(&a, &t, &is, &st);
+    const uint64_t want[] = {0, 1, 2, 302, 303, 304};
+    expect_times(&is, want, 6);
+    stats_kernel_free(&st);
+}
+
+/* Stall counts replace the scoreboard: FFMA R0 then FFMA reading R0.  With
+ * stall 4 on the producer the consumer issues at 4 (the FMA latency; 3
+ * cycles of "wait"); with stall 6 at 6 (5 of wait); with stall 2 at 2 —
+ * the compiler is trusted even below the pipe latency, as the hardware
+ * does.  EXIT follows one cycle later. */
+static void stall_count(void **state)
+{
+    (void)state;
+    static const int stalls[] = {4, 6, 2};
+    for (int i = 0; i < 3; i++) {
+        int s = stalls[i];
+        struct arch a;
+        tu_arch(&a, 1);
+        struct tr_inst body[2] = {ctl(tu_alu(PIPE_FMA, 0, 1, 2, 3), s, 0, -1, 0),
+                                  ctl(tu_alu(PIPE_FMA, 4, 0, 2, 3), 1, 0, -1, 0)};
+        struct tu_kernel t;
+        tu_kernel_init(&t, 1, 32, body, 2, 1);
+        struct issues is;
+        struct stats_kernel st;
+        run_obs(&a, &t, &is, &st);
+        const uint64_t want[] = {0, (uint64_t)s, (uint64_t)s + 1};
+        expect_times(&is, want, 3);
+        assert_int_equal(st.smsp[0].state[WS_WAIT], s - 1);
+        stats_kernel_free(&st);
+    }
+}
+
+/* Yield with one warp: the warp is not picked in the cycle after its
+ * yielding instruction, and no other warp can take it: a bubble.  Two
+ * independent FFMAs, the first with yield: issues 0, 2, EXIT 3; without
+ * yield 0, 1, 2. */
+static void yield_bubble(void **state)
+{
+    (void)state;
+    for (int y = 1; y >= 0; y--) {
+        struct arch a;
+        tu_arch(&a, 1);
+        struct tr_inst body[2] = {ctl(tu_alu(PIPE_FMA, 0, 1, 2, 3), 1, y, -1, 0),
+                                  ctl(tu_alu(PIPE_FMA, 4, 5, 6, 7), 1, 0, -1, 0)};
+        struct tu_kernel t;
+        tu_kernel_init(&t, 1, 32, body, 2, 1);
+        struct issues is;
+        struct stats_kernel st;
+        run_obs(&a, &t, &is, &st);
+        const uint64_t want_y[] = {0, 2, 3}, want_n[] = {0, 1, 2};
+        expect_times(&is, y ? want_y : want_n, 3);
+        stats_kernel_free(&st);
+    }
+}
+
+/* Register banks: FFMA R10, R2, R4, R6 reads three registers of bank 0
+ * through its one port: 3 cycles, so the SMSP's next instruction waits 2
+ * (dispatch_stall).  Ten such FFMAs issue at 0, 3, ..., 27 and EXIT at 30;
+ * 9 x 2 = 18 cycles of dispatch_stall plus 2 before EXIT.  With R2, R3, R4
+ * (two in bank 0, one in bank 1): +1, issues every 2 cycles.  With R2.reuse
+ * R4.reuse R6 (reuse 0x3): the first FFMA misses the cache (+2), the others
+ * find R2 and R4 in slots 0 and 1 and read only R6: issues at 0, 3, 4, ...,
+ * 11 and EXIT at 12. */
+static void bank_conflicts_and_reuse(void **state)
+{
+    (void)state;
+    enum { N = 10 };
+    for (int c = 0; c < 3; c++) {
+        struct arch a;
+        tu_arch(&a, 1);
+        struct tr_inst f = ctl(tu_alu(PIPE_FMA, 10, 2, 4, 6), 1, 0, -1, 0);
+        f.opr[0] = 2;
+        f.opr[1] = c == 1 ? 3 : 4;
+        f.opr[2] = c == 1 ? 4 : 6;
+        if (c == 2)
+            f.reuse = 0x3;
+        struct tr_inst body[1] = {f};
+        struct tu_kernel t;
+        tu_kernel_init(&t, 1, 32, body, 1, N);
+        struct issues is;
+        struct stats_kernel st;
+        run_obs(&a, &t, &is, &st);
+        uint64_t want[N + 1];
+        for (int i = 0; i <= N; i++)
+            want[i] = c == 0 ? 3u * i : c == 1 ? 2u * i : i == 0 ? 0 : (uint64_t)i + 2;
+        expect_times(&is, want, N + 1);
+        uint64_t ds = c == 0 ? 2 * N : c == 1 ? N : 2;
+        assert_int_equal(st.smsp[0].state[WS_DISPATCH_STALL], ds);
+        stats_kernel_free(&st);
+    }
+}
+
+/* Greedy-then-youngest on four warps of one SMSP (W0 oldest .. W3 youngest:
+ * warps 0, 4, 8, 12 of a 512-thread block), each 8 independent FFMAs and
+ * EXIT, the second FFMA with stall 4 (modern-sm-core.md §2, Huerta et al.
+ * Fig. 4).  W3 issues two (0, 1; out until 5), W2 two (2, 3; until 7), W1
+ * two (4, 5; until 9); at 6 W3 is back and youngest: it runs to its EXIT
+ * (6..12), then W2 (13..19), W1 (20..26), and W0 alone: 27, 28, then three
+ * idle cycles (its stall 4; the reference counts four bubbles, which would
+ * be a stall of 5) and 32..38.
+ * With yield on the second FFMA instead of stall 4: W3 0, 1, W2 2, 3 (W3
+ * yielded at 1, so W2 is the youngest other), then W3 is youngest again and
+ * runs 4..10, W2 11..17, W1 18, 19 and W1's yield leaves W0: 20, 21, and
+ * back to W1 22..28, W0 29..35.
+ * GTO for contrast: W0 from 0 with the stall-4 variant: W0 0, 1, W1 2, 3,
+ * W2 4, 5, W0 6.. (the oldest is ready again). */
+static void greedy_then_youngest(void **state)
+{
+    (void)state;
+    struct {
+        int policy, yield;
+        int warp[36];
+        uint64_t t0, t27;
+    } cases[3] = {
+        {SCHED_GTY, 0, {3, 3, 2, 2, 1, 1, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2,
+                        1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 27},
+        {SCHED_GTY, 1, {3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1,
+                        0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
+        {SCHED_GTO, 0, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
+                        2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 0}};
+    for (int c = 0; c < 3; c++) {
+        struct arch a;
+        tu_arch(&a, 1);
+        a.policy = cases[c].policy;
+        struct tr_inst body[8];
+        for (int i = 0; i < 8; i++)
+            body[i] = ctl(tu_alu(PIPE_FMA, 20 + i, 1, 2, 3), 1, 0, -1, 0);
+        if (cases[c].yield)
+            body[1].yield = 1;
+        else
+            body[1].stall = 4;
+        struct tu_kernel t;
+        tu_kernel_init(&t, 1, 512, body, 8, 1);
+        struct issues is;
+        struct stats_kernel st;
+        run_obs(&a, &t, &is, &st);
+        assert_int_equal(is.n, 36);
+        for (int i = 0; i < 36; i++)
+            if (is.warp[i] != 4 * cases[c].warp[i])
+                fail_msg("case %d: issue %d (cycle %llu) by warp %d, want W%d", c, i,
+                         (unsigned long long)is.t[i], is.warp[i] / 4, cases[c].warp[i]);
+        if (c == 0) {
+            /* W0's lone stall: 28 -> 32 */
+            assert_int_equal(is.t[28], 28);
+            assert_int_equal(is.t[29], 32);
+            assert_int_equal(is.t[35], 38);
+        } else if (c == 1) {
+            for (int i = 0; i < 36; i++)
+                assert_int_equal(is.t[i], (uint64_t)i); /* never a bubble */
+        }
+        stats_kernel_free(&st);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ldg_wait_counter),
+        cmocka_unit_test(mufu_short_scoreboard),
+        cmocka_unit_test(depbar_le),
+        cmocka_unit_test(stall_count),
+        cmocka_unit_test(yield_bubble),
+        cmocka_unit_test(bank_conflicts_and_reuse),
+        cmocka_unit_test(greedy_then_youngest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
