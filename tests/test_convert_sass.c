@@ -223,7 +223,7 @@ static void test_addr_imm(void **state)
     uint64_t total = 0;
     assert_int_equal(convert_verify(&o, &r, &total, err), 0);
     assert_non_null(strstr(r.text, "  /*0150*/ STG.E desc[UR4][R6.64], R4 ; pattern=coalesced "
-                                   "footprint=1024 addr=0x1000+block*512+warp*128+0x0-4\n"));
+                                   "footprint=1024 addr=0x1000+block*512+warp*128+0x0-4 "));
     conv_sass_result_free(&r);
     /* a loop index the instruction is not inside: the reader's message, at the
      * annotation's line */
