@@ -44,6 +44,11 @@ for m in sm__warps_active.avg.pct_of_peak_sustained_active smsp__issue_active.av
     grep -Eq "^    \"$m\": \\{\"mape_pct\": [-0-9.e]+, \"max_err_pct\": [-0-9.e]+, \"pearson_r\": [-0-9.e]+," \
         "$TMP/j1.json" || fail "JSON metrics lack $m"
 done
+# hit rates: the tiny CSV has none -> every launch missing, compared in pp
+for m in l1tex__t_sector_hit_rate.pct lts__t_sector_hit_rate.pct; do
+    grep -Eq "^    \"$m\": \\{\"mean_abs_diff_pp\": null, \"max_abs_diff_pp\": null, \"within_pp\": 10, \"within\": 0, \"n\": 0, \"n_missing\": 5\\}" \
+        "$TMP/j1.json" || fail "JSON hit_rates lack $m"
+done
 grep -Eq '"saturation": \{"max_abs_err_warps_per_scheduler": [0-9.e]+,' "$TMP/j1.json" ||
     fail "JSON lacks saturation.max_abs_err_warps_per_scheduler"
 grep -q '"smsp__issue_active.avg.per_cycle_active": 0.4525' "$TMP/j1.json" ||

@@ -32,7 +32,7 @@ rc=$?
 echo "smsim validate validate/data/h200 --format json --max-insts $MAX --jobs $JOBS --thresholds $T:" \
     "exit $rc after $(($(date +%s) - start)) s"
 # the summary, so a failing run shows where the model stands
-grep -E '^    "[a-z0-9_.]+": \{"mape_pct"|^  "(saturation|stalls_top3|top_stall_agree|points|skipped)"' \
+grep -E '^    "[a-z0-9_.]+": \{"(mape_pct|mean_abs_diff_pp)"|^  "(saturation|stalls_top3|top_stall_agree|points|skipped)"' \
     "$TMP/out.json" | cut -c1-160
 if [ "$rc" -ne 0 ]; then
     cat "$TMP/err"

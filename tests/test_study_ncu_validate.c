@@ -1,7 +1,9 @@
 /* test_study_ncu_validate.c — the arithmetic of `smsim validate`
  * (sim/study/study_validate.c): error %, MAPE, max error and Pearson r on
  * hand-computed numbers, the saturation point of hand-made curves, the
- * manifest reader and the threshold check.
+ * manifest reader, the threshold check, and the L1/L2 hit rates compared in
+ * percentage points (hand-computed, and end to end on a hand-made CSV and
+ * trace).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -62,6 +64,35 @@ static void stats_hand_computed(void **state)
     val_stats(meas, pred, 0, &s);
     assert_int_equal(s.n, 0);
     assert_true(isnan(s.mape) && isnan(s.max_err));
+}
+
+static void hit_stats_hand_computed(void **state)
+{
+    (void)state;
+    /* differences -5, +12, 0, +10 pp; a NaN measurement (not in the CSV) is
+     * missing; a NaN prediction is left out.  mean |diff| = 27 / 4 = 6.75,
+     * max 12; within 10 pp: -5, 0, +10 (the bound is inclusive) */
+    const double meas[] = { 50, 0, 100, NAN, 30, 80 };
+    const double pred[] = { 45, 12, 100, 7, NAN, 90 };
+    struct val_hit_stat h;
+    val_hit_stats(meas, pred, 6, &h);
+    assert_int_equal(h.n, 4);
+    assert_int_equal(h.nmissing, 1);
+    assert_float_equal(h.mean_abs_pp, 6.75, 1e-12);
+    assert_float_equal(h.max_abs_pp, 12, 1e-12);
+    assert_int_equal(h.within, 3);
+    /* measured zeros are ordinary pairs (no % error needed) */
+    const double z[] = { 0, 0 };
+    val_hit_stats(z, z, 2, &h);
+    assert_int_equal(h.n, 2);
+    assert_float_equal(h.max_abs_pp, 0, 0);
+    assert_int_equal(h.within, 2);
+    val_hit_stats(meas, pred, 0, &h);
+    assert_int_equal(h.n, 0);
+    assert_true(isnan(h.mean_abs_pp) && isnan(h.max_abs_pp));
+    assert_string_equal(val_hit_name(0), "l1tex__t_sector_hit_rate.pct");
+    assert_string_equal(val_hit_name(1), "lts__t_sector_hit_rate.pct");
+    assert_null(val_hit_name(VAL_NHIT));
 }
 
 static void saturation_point(void **state)
@@ -215,14 +246,122 @@ static void thresholds(void **state)
     }
 }
 
+/* val_run on a hand-made CSV and trace.  The trace: one warp of one block
+ * loads a 128-byte line (4 sectors: L1 misses, L2 misses: ncu's caches start
+ * empty), then, once the value is back (the address register depends on it),
+ * the same line again (4 L1 hits; nothing reaches L2).  smsim: L1 4 / 8 =
+ * 50 %, L2 0 / 4 = 0 %.  Measured row 0: L1 62.5, L2 3 -> -12.5 and -3 pp;
+ * row 1: L1 n/a (missing), L2 0 -> 0 pp.  Swapping L1 and L2 anywhere (names,
+ * measurements or predictions) changes these numbers. */
+static void hit_rates_end_to_end(void **state)
+{
+    (void)state;
+    char tr[64], csv[64], man[64];
+    write_tmp(tr, "kernel hit2 grid=(1,1,1) block=(32,1,1) regs=16 {\n"
+                  "  LDG.E R2, [R4.64] addr=0x100000\n"
+                  "  IADD3 R4, R2, R4, RZ\n"
+                  "  LDG.E R6, [R4.64] addr=0x100000\n"
+                  "  EXIT\n}\n");
+    write_tmp(csv, "\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.avg\","
+                   "\"l1tex__t_sector_hit_rate.pct\",\"lts__t_sector_hit_rate.pct\"\n"
+                   "\"\",\"\",\"cycle\",\"%\",\"%\"\n"
+                   "\"0\",\"hit2\",\"1,000\",\"62.50\",\"3.00\"\n"
+                   "\"1\",\"hit2\",\"1,000\",\"n/a\",\"0\"\n");
+    char text[512];
+    snprintf(text, sizeof text, "case\tblocks_per_sm\ttrace\tncu_csv\tncu_id\n"
+                                "hit2\t1\t%s\t%s\t0\nhit2-b\t1\t%s\t%s\t1\n",
+             tr, csv, tr, csv);
+    write_tmp(man, text);
+    struct val_manifest m;
+    char err[STUDY_ERR_MAX];
+    if (val_manifest_load(man, &m, err))
+        fail_msg("%s", err);
+    struct val_opts o;
+    memset(&o, 0, sizeof o);
+    o.config = SMSIM_SOURCE_DIR "/configs/h200.yaml";
+    o.jobs = 1;
+    o.carveout_pct = -1;
+    struct val_result r;
+    if (val_run(&m, &o, &r, err))
+        fail_msg("%s", err);
+    assert_int_equal(r.npoints, 2);
+    assert_float_equal(r.p[0].hit_pred[0], 50, 1e-9);
+    assert_float_equal(r.p[0].hit_pred[1], 0, 1e-9);
+    assert_float_equal(r.p[0].hit_meas[0], 62.5, 1e-9);
+    assert_float_equal(r.p[0].hit_meas[1], 3, 1e-9);
+    assert_true(isnan(r.p[1].hit_meas[0]));
+    assert_float_equal(r.p[1].hit_meas[1], 0, 0);
+    /* L1: one pair, 12.5 pp off, one launch missing */
+    assert_int_equal(r.hit[0].n, 1);
+    assert_int_equal(r.hit[0].nmissing, 1);
+    assert_float_equal(r.hit[0].mean_abs_pp, 12.5, 1e-9);
+    assert_float_equal(r.hit[0].max_abs_pp, 12.5, 1e-9);
+    assert_int_equal(r.hit[0].within, 0);
+    /* L2: 3 and 0 pp */
+    assert_int_equal(r.hit[1].n, 2);
+    assert_int_equal(r.hit[1].nmissing, 0);
+    assert_float_equal(r.hit[1].mean_abs_pp, 1.5, 1e-9);
+    assert_float_equal(r.hit[1].max_abs_pp, 3, 1e-9);
+    assert_int_equal(r.hit[1].within, 2);
+
+    /* the reports carry them */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_int_equal(val_write_json(f, &m, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "\"l1tex__t_sector_hit_rate.pct\": {\"mean_abs_diff_pp\": 12.5, "
+                                "\"max_abs_diff_pp\": 12.5, \"within_pp\": 10, \"within\": 0, "
+                                "\"n\": 1, \"n_missing\": 1}"));
+    assert_non_null(strstr(out, "\"diff_pp\": {\"l1tex__t_sector_hit_rate.pct\": -12.5, "
+                                "\"lts__t_sector_hit_rate.pct\": -3}"));
+    free(out);
+    f = open_memstream(&out, &len);
+    assert_int_equal(val_write_text(f, &m, &r), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "|    62.5    50.0    -12.5 |     3.0     0.0     -3.0\n"));
+    assert_non_null(strstr(out, "|       -    50.0        - |     0.0     0.0     +0.0\n"));
+    assert_non_null(strstr(out, "(1 launch skipped: not in the ncu CSV)"));
+    free(out);
+
+    /* thresholds on the differences */
+    char p[64];
+    write_tmp(p, "lts__t_sector_hit_rate.pct\tmax_abs_diff_pp\t3\n"
+                 "l1tex__t_sector_hit_rate.pct\tmax_abs_diff_pp\t12\n"
+                 "l1tex__t_sector_hit_rate.pct\tmean_abs_diff_pp\t13\n");
+    f = open_memstream(&out, &len);
+    assert_int_equal(val_check_thresholds(p, &r, f, err), 1);
+    fclose(f);
+    assert_non_null(strstr(out, ":2: accuracy below threshold: l1tex__t_sector_hit_rate.pct "
+                                "max_abs_diff_pp = 12.5, limit <= 12\n"));
+    free(out);
+    unlink(p);
+    write_tmp(p, "lts__t_sector_hit_rate.pct\tmape_pct\t3\n");
+    f = open_memstream(&out, &len);
+    assert_int_equal(val_check_thresholds(p, &r, f, err), -1);
+    fclose(f);
+    free(out);
+    unlink(p);
+    assert_non_null(strstr(err, ":1:28: lts__t_sector_hit_rate.pct: unknown statistic 'mape_pct' "
+                                "(expected max_abs_diff_pp or mean_abs_diff_pp)"));
+
+    val_result_free(&r);
+    val_manifest_free(&m);
+    unlink(tr);
+    unlink(csv);
+    unlink(man);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(error_pct),
         cmocka_unit_test(stats_hand_computed),
+        cmocka_unit_test(hit_stats_hand_computed),
         cmocka_unit_test(saturation_point),
         cmocka_unit_test(manifest),
         cmocka_unit_test(thresholds),
+        cmocka_unit_test(hit_rates_end_to_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,13 @@ static const char *const metric_short[VAL_NMETRICS] = {
     "occupancy %", "issue active", "eligible warps", "warp cyc/inst", "cycles"
 };
 
+/* The compared hit rates (docs/metrics.md: sector hits / sectors x 100). */
+static const char *const hit_names[VAL_NHIT] = {
+    "l1tex__t_sector_hit_rate.pct",                       /* L1/TEX Hit Rate              */
+    "lts__t_sector_hit_rate.pct",                         /* L2 Hit Rate                  */
+};
+static const char *const hit_short[VAL_NHIT] = { "L1 hit %", "L2 hit %" };
+
 /* The saturation curve: issue active (metric 1) against warps per scheduler,
  * threshold 95 % of the plateau (the issue's definition). */
 enum { VAL_SAT_METRIC = 1 };
@@ -49,6 +56,16 @@ const char *val_metric_name(int i)
 const char *val_metric_short(int i)
 {
     return i >= 0 && i < VAL_NMETRICS ? metric_short[i] : NULL;
+}
+
+const char *val_hit_name(int i)
+{
+    return i >= 0 && i < VAL_NHIT ? hit_names[i] : NULL;
+}
+
+const char *val_hit_short(int i)
+{
+    return i >= 0 && i < VAL_NHIT ? hit_short[i] : NULL;
 }
 
 /* --- manifest ------------------------------------------------------------ */
@@ -229,6 +246,29 @@ void val_stats(const double *meas, const double *pred, int n, struct val_stat *s
     }
 }
 
+void val_hit_stats(const double *meas, const double *pred, int n, struct val_hit_stat *s)
+{
+    memset(s, 0, sizeof *s);
+    double sum = 0, mx = 0;
+    for (int i = 0; i < n; i++) {
+        if (isnan(meas[i])) {
+            s->nmissing++;
+            continue;
+        }
+        if (isnan(pred[i]))
+            continue;
+        double d = fabs(pred[i] - meas[i]);
+        s->n++;
+        sum += d;
+        if (d > mx)
+            mx = d;
+        if (d <= VAL_HIT_WITHIN_PP)
+            s->within++;
+    }
+    s->mean_abs_pp = s->n ? sum / s->n : NAN;
+    s->max_abs_pp = s->n ? mx : NAN;
+}
+
 double val_sat_point(const double *x, const double *y, int n, double threshold)
 {
     struct study_sat s;
@@ -351,6 +391,8 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
     p->mi = mi;
     for (int k = 0; k < VAL_NMETRICS; k++)
         p->meas[k] = p->pred[k] = NAN;
+    for (int k = 0; k < VAL_NHIT; k++)
+        p->hit_meas[k] = p->hit_pred[k] = NAN;
     j->trace = c->trace;
 
     /* the measurement */
@@ -392,6 +434,16 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
         }
         if (rc == 0)
             p->meas[k] = v;
+    }
+    for (int k = 0; k < VAL_NHIT; k++) {
+        double v;
+        int rc = ncu_metric(&ce->t, row, hit_names[k], &v, e);
+        if (rc < 0) {
+            snprintf(err, STUDY_ERR_MAX, "%s", e);
+            return -1;
+        }
+        if (rc == 0)
+            p->hit_meas[k] = v;
     }
     if (measured_top(&ce->t, row, p, err))
         return -1;
@@ -513,6 +565,10 @@ static int run_one(struct pool *s, int i, char err[STUDY_ERR_MAX])
     for (int k = 0; k < VAL_NMETRICS; k++) {
         const struct stats_metric *f = stats_find(m, nm, metric_names[k]);
         p->pred[k] = f ? f->value : NAN;
+    }
+    for (int k = 0; k < VAL_NHIT; k++) {
+        const struct stats_metric *f = stats_find(m, nm, hit_names[k]);
+        p->hit_pred[k] = f ? f->value : NAN;
     }
     for (int k = 0; k < j->nstall; k++) {
         char name[160];
@@ -678,6 +734,18 @@ static int summarize(const struct val_manifest *m, struct val_result *r)
             }
         }
         val_stats(xm, xp, c, &r->metric[k]);
+    }
+    for (int k = 0; k < VAL_NHIT; k++) {
+        int c = 0;
+        for (int i = 0; i < n; i++) {
+            const struct val_point *p = &r->p[i];
+            if (!p->skipped) {
+                xm[c] = p->hit_meas[k];
+                xp[c] = p->hit_pred[k];
+                c++;
+            }
+        }
+        val_hit_stats(xm, xp, c, &r->hit[k]);
     }
     /* stall reasons: per reason over the points where it is a measured top
      * reason, and all such pairs together */

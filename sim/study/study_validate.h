@@ -27,13 +27,24 @@ enum {
     VAL_NMETRICS = 5,        /* metrics compared point by point (val_metric_name) */
     VAL_TOP = 3,             /* measured top stall reasons compared per point     */
     VAL_MAX_REASONS = 32,    /* distinct stall reasons in one run                 */
-    VAL_NOTE_MAX = 256       /* one note per point                                */
+    VAL_NOTE_MAX = 256,      /* one note per point                                */
+    VAL_NHIT = 2             /* sector hit rates compared in percentage points    */
 };
+
+/* Hit rates differ from the metrics above: they are percentages that are
+ * often 0, so a relative error means little.  They are compared as absolute
+ * differences in percentage points (pp), smsim - ncu, and a launch counts as
+ * within when |difference| <= VAL_HIT_WITHIN_PP. */
+#define VAL_HIT_WITHIN_PP 10.0
 
 /* The compared metrics, in report order: achieved occupancy, issue active,
  * eligible warps, warp cycles per issued instruction, elapsed cycles. */
 const char *val_metric_name(int i);    /* ncu name, i in 0..VAL_NMETRICS-1 */
 const char *val_metric_short(int i);   /* column heading: "occ%", "issue", ... */
+/* The compared hit rates, in report order: L1/TEX, then L2 (ncu names
+ * l1tex__t_sector_hit_rate.pct, lts__t_sector_hit_rate.pct). */
+const char *val_hit_name(int i);       /* ncu name, i in 0..VAL_NHIT-1 */
+const char *val_hit_short(int i);      /* column heading: "L1 hit %", "L2 hit %" */
 
 /* Stall ratios: "smsp__average_warps_issue_stalled_" REASON "_per_issue_active.ratio". */
 #define VAL_STALL_PREFIX "smsp__average_warps_issue_stalled_"
@@ -94,6 +105,8 @@ struct val_point {
     double x;                /* resident warps per scheduler at this residency   */
     double meas[VAL_NMETRICS]; /* measured (NaN: not in the CSV)                 */
     double pred[VAL_NMETRICS]; /* predicted (NaN: skipped)                       */
+    double hit_meas[VAL_NHIT]; /* measured hit rates, % (NaN: not in the CSV)    */
+    double hit_pred[VAL_NHIT]; /* predicted, % (NaN: skipped)                    */
     int nstall;              /* entries in stall (<= VAL_TOP)                    */
     struct val_stall stall[VAL_TOP]; /* the measured top reasons, largest first  */
     char pred_top[VAL_TOP][48]; /* the predicted top reasons, largest first      */
@@ -107,6 +120,15 @@ struct val_stat {
     double mape;             /* mean |error %| (NaN when n == 0)                 */
     double max_err;          /* largest |error %| (NaN when n == 0)              */
     double pearson;          /* Pearson r of all pairs (NaN: < 2 or no variance) */
+};
+
+/* Agreement of one hit rate over the launches, in percentage points. */
+struct val_hit_stat {
+    int n;                   /* pairs compared (both values defined)             */
+    int nmissing;            /* launches left out: the CSV lacks the metric      */
+    double mean_abs_pp;      /* mean |smsim - ncu|, pp (NaN when n == 0)         */
+    double max_abs_pp;       /* largest |smsim - ncu|, pp (NaN when n == 0)      */
+    int within;              /* pairs with |smsim - ncu| <= VAL_HIT_WITHIN_PP    */
 };
 
 /* Saturation of one case's residency sweep. */
@@ -124,6 +146,7 @@ struct val_result {
     struct val_point *p;               /* [npoints], manifest order                 */
     int nskipped;                      /* of them skipped                           */
     struct val_stat metric[VAL_NMETRICS]; /* per compared metric                    */
+    struct val_hit_stat hit[VAL_NHIT]; /* per compared hit rate                     */
     int nreasons;                      /* stall reasons that were in a top 3        */
     char reason[VAL_MAX_REASONS][48];  /* their names, in order of first appearance */
     struct val_stat reason_stat[VAL_MAX_REASONS]; /* over the points where measured top 3 */
@@ -147,6 +170,10 @@ void val_result_free(struct val_result *r);
 double val_err_pct(double meas, double pred);
 /* Accuracy statistics of n pairs (MAPE, max |error|, Pearson r by GSL). */
 void val_stats(const double *meas, const double *pred, int n, struct val_stat *s);
+/* Hit-rate agreement of n (measured, predicted) pairs in percentage points;
+ * a pair with a NaN measurement counts as missing, one with a NaN prediction
+ * is left out. */
+void val_hit_stats(const double *meas, const double *pred, int n, struct val_hit_stat *s);
 /* Saturation point of y(x) (x ascending): x of the first point reaching
  * threshold x the plateau (the highest y), as study_saturation() finds it;
  * NaN when n < 1 or the plateau is not positive. */
@@ -156,7 +183,11 @@ double val_sat_point(const double *x, const double *y, int n, double threshold);
 int val_write_text(FILE *f, const struct val_manifest *m, const struct val_result *r);
 /* {"metrics": {NAME: {"mape_pct","max_err_pct","pearson_r","n"}}, "saturation":
  * {"max_abs_err_warps_per_scheduler", "cases": [...]}, "stalls_top3": {...},
- * "config", "points", "skipped", "cases": [...]} */
+ * "top_stall_agree", "hit_rates": {NAME: {"mean_abs_diff_pp", "max_abs_diff_pp",
+ * "within_pp", "within", "n", "n_missing"}}, "config", "points", "skipped",
+ * "cases": [...]};
+ * each case's "measured" and "predicted" also hold the hit rates, and its
+ * "diff_pp" their differences (smsim - ncu). */
 int val_write_json(FILE *f, const struct val_manifest *m, const struct val_result *r);
 /* gnuplot small multiples: per case, metric `metric` (a val_metric_name)
  * measured and predicted against warps per scheduler, into `out`. */
@@ -167,7 +198,8 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
  * an ncu name of metrics, "stalls_top3", "saturation" or "ci"; STAT mape_pct
  * or max_err_pct (upper bounds), pearson_r (lower bound),
  * max_abs_err_warps_per_scheduler (upper bound, "saturation"), or anything
- * for "ci", which smsim ignores).  Prints one line per failed threshold to
+ * for "ci", which smsim ignores; for a hit rate (val_hit_name) STAT is
+ * max_abs_diff_pp or mean_abs_diff_pp, upper bounds in percentage points).  Prints one line per failed threshold to
  * `f`.  Returns the number failed, or -1 with "path:line:col: message" in err. */
 int val_check_thresholds(const char *path, const struct val_result *r, FILE *f,
                          char err[STUDY_ERR_MAX]);

@@ -46,6 +46,12 @@ static void fmt_num(char buf[32], double v, const char *fmt)
         snprintf(buf, 32, fmt, v);
 }
 
+/* A hit-rate difference smsim - ncu in percentage points, or "-". */
+static void fmt_pp(char buf[32], double meas, double pred)
+{
+    fmt_num(buf, pred - meas, "%+.1f");
+}
+
 /* Width of the case column. */
 static int case_width(const struct val_manifest *m, const struct val_result *r)
 {
@@ -75,13 +81,18 @@ int val_write_text(FILE *f, const struct val_manifest *m, const struct val_resul
     if (r->nskipped)
         fprintf(f, " (%d skipped: above --max-insts)", r->nskipped);
     fputs("\n\nPer launch (b = resident blocks per SM, warps = warps per scheduler; "
-          "err % = (smsim - ncu) / ncu):\n", f);
+          "err % = (smsim - ncu) / ncu; hit rates: diff pp = smsim - ncu in percentage "
+          "points):\n", f);
     fprintf(f, "%-*s %3s %6s", cw, "case", "b", "warps");
     for (int k = 0; k < VAL_NMETRICS; k++)
         fprintf(f, " | %-26s", val_metric_short(k));
+    for (int k = 0; k < VAL_NHIT; k++)
+        fprintf(f, " | %-24s", val_hit_short(k));
     fprintf(f, "\n%-*s %3s %6s", cw, "", "", "");
     for (int k = 0; k < VAL_NMETRICS; k++)
         fprintf(f, " | %8s %9s %7s", "ncu", "smsim", "err %");
+    for (int k = 0; k < VAL_NHIT; k++)
+        fprintf(f, " | %7s %7s %8s", "ncu", "smsim", "diff pp");
     fputc('\n', f);
     for (int i = 0; i < r->npoints; i++) {
         const struct val_point *p = &r->p[i];
@@ -95,6 +106,15 @@ int val_write_text(FILE *f, const struct val_manifest *m, const struct val_resul
             if (p->skipped)
                 snprintf(b, sizeof b, "skipped");
             fprintf(f, " | %8s %9s %7s", a, b, e);
+        }
+        for (int k = 0; k < VAL_NHIT; k++) {
+            char a[32], b[32], e[32];
+            fmt_num(a, p->hit_meas[k], "%.1f");
+            fmt_num(b, p->hit_pred[k], "%.1f");
+            fmt_pp(e, p->hit_meas[k], p->hit_pred[k]);
+            if (p->skipped)
+                snprintf(b, sizeof b, "skipped");
+            fprintf(f, " | %7s %7s %8s", a, b, e);
         }
         fputc('\n', f);
     }
@@ -155,6 +175,23 @@ int val_write_text(FILE *f, const struct val_manifest *m, const struct val_resul
         full += !r->sat[q].partial && isfinite(r->sat[q].meas);
     fprintf(f, "  saturation point: max |error| %s warps per scheduler over %d complete "
             "sweep%s\n", e, full, full == 1 ? "" : "s");
+
+    fprintf(f, "\nHit rates (|diff| = |smsim - ncu| in percentage points; within: |diff| <= "
+            "%.0f pp):\n", VAL_HIT_WITHIN_PP);
+    fprintf(f, "  %-40s %4s %11s %10s %7s\n", "metric", "n", "mean |diff|", "max |diff|",
+            "within");
+    for (int k = 0; k < VAL_NHIT; k++) {
+        const struct val_hit_stat *h = &r->hit[k];
+        char a[32], b[32];
+        fmt_num(a, h->mean_abs_pp, "%.1f");
+        fmt_num(b, h->max_abs_pp, "%.1f");
+        fprintf(f, "  %-40s %4d %11s %10s %3d/%-3d", val_hit_name(k), h->n, a, b, h->within,
+                h->n);
+        if (h->nmissing)
+            fprintf(f, "  (%d launch%s skipped: not in the ncu CSV)", h->nmissing,
+                    h->nmissing == 1 ? "" : "es");
+        fputc('\n', f);
+    }
 
     int notes = 0;
     for (int i = 0; i < r->npoints; i++)
@@ -227,6 +264,21 @@ int val_write_json(FILE *f, const struct val_manifest *m, const struct val_resul
     json_stat(f, &r->stalls);
     fprintf(f, ",\n  \"top_stall_agree\": {\"agree\": %d, \"of\": %d},\n", r->top1_agree,
             r->top1_n);
+    fputs("  \"hit_rates\": {", f);
+    for (int k = 0; k < VAL_NHIT; k++) {
+        const struct val_hit_stat *h = &r->hit[k];
+        fputs(k ? ",\n    " : "\n    ", f);
+        report_json_string(f, val_hit_name(k));
+        fputs(": {\"mean_abs_diff_pp\": ", f);
+        report_json_number(f, h->mean_abs_pp);
+        fputs(", \"max_abs_diff_pp\": ", f);
+        report_json_number(f, h->max_abs_pp);
+        fputs(", \"within_pp\": ", f);
+        report_json_number(f, VAL_HIT_WITHIN_PP);
+        fprintf(f, ", \"within\": %d, \"n\": %d, \"n_missing\": %d}", h->within, h->n,
+                h->nmissing);
+    }
+    fputs("\n  },\n", f);
     fputs("  \"config\": ", f);
     report_json_string(f, r->config_name);
     fputs(",\n  \"manifest\": ", f);
@@ -258,8 +310,23 @@ int val_write_json(FILE *f, const struct val_manifest *m, const struct val_resul
                                                         : val_err_pct(p->meas[k], p->pred[k]);
                 report_json_number(f, p->skipped && w ? NAN : v);
             }
+            for (int k = 0; k < VAL_NHIT && w < 2; k++) {
+                fputs(", ", f);
+                report_json_string(f, val_hit_name(k));
+                fputs(": ", f);
+                double v = w == 0 ? p->hit_meas[k] : p->hit_pred[k];
+                report_json_number(f, p->skipped && w ? NAN : v);
+            }
             fputc('}', f);
         }
+        fputs(",\n     \"diff_pp\": {", f);
+        for (int k = 0; k < VAL_NHIT; k++) {
+            fputs(k ? ", " : "", f);
+            report_json_string(f, val_hit_name(k));
+            fputs(": ", f);
+            report_json_number(f, p->skipped ? NAN : p->hit_pred[k] - p->hit_meas[k]);
+        }
+        fputc('}', f);
         fputs(",\n     \"stalls_top3\": [", f);
         for (int k = 0; k < p->nstall; k++) {
             fputs(k ? ", {\"reason\": " : "{\"reason\": ", f);
@@ -359,6 +426,15 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
 
 /* --- thresholds ------------------------------------------------------------ */
 
+/* The index of a compared hit rate named `metric`, or -1. */
+static int hit_index(const char *metric)
+{
+    for (int k = 0; k < VAL_NHIT; k++)
+        if (!strcmp(metric, val_hit_name(k)))
+            return k;
+    return -1;
+}
+
 int val_check_thresholds(const char *path, const struct val_result *r, FILE *out,
                          char err[STUDY_ERR_MAX])
 {
@@ -415,6 +491,19 @@ int val_check_thresholds(const char *path, const struct val_result *r, FILE *out
                 break;
             }
             v = r->sat_max_abs_err;
+        } else if (hit_index(metric) >= 0) {
+            const struct val_hit_stat *h = &r->hit[hit_index(metric)];
+            if (!strcmp(stat, "max_abs_diff_pp")) {
+                v = h->max_abs_pp;
+            } else if (!strcmp(stat, "mean_abs_diff_pp")) {
+                v = h->mean_abs_pp;
+            } else {
+                snprintf(err, STUDY_ERR_MAX, "%s:%d:%d: %s: unknown statistic '%s' (expected "
+                         "max_abs_diff_pp or mean_abs_diff_pp)", path, lineno, stat_col, metric,
+                         stat);
+                rc = -1;
+                break;
+            }
         } else {
             if (!strcmp(metric, "stalls_top3"))
                 s = &r->stalls;
@@ -423,7 +512,8 @@ int val_check_thresholds(const char *path, const struct val_result *r, FILE *out
                     s = &r->metric[k];
             if (!s) {
                 snprintf(err, STUDY_ERR_MAX, "%s:%d:1: unknown metric '%s' (expected one of "
-                         "the compared ncu metrics, stalls_top3 or saturation)", path, lineno,
+                         "the compared ncu metrics or hit rates, stalls_top3 or saturation)",
+                         path, lineno,
                          metric);
                 rc = -1;
                 break;
