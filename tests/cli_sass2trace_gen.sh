@@ -20,7 +20,7 @@ if ! bash validate/gen-traces.sh "$SMSIM" "$TMP/traces" >"$TMP/log" 2>&1; then
     fail "gen-traces.sh failed"
 fi
 n=$(grep -c ': ok$' "$TMP/log")
-[ "$n" -eq 95 ] || fail "expected 95 checked points, got $n"
+[ "$n" -eq 111 ] || fail "expected 111 checked points, got $n"
 for f in validate/traces/*/*.trace; do
     cmp -s "$f" "$TMP/traces/${f#validate/traces/}" || fail "$f is not what gen-traces.sh makes"
 done

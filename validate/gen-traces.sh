@@ -6,6 +6,8 @@
 #                                                     build/smsim, validate/traces)
 #
 # For every (kernel, residency) row of validate/data/h200/kit-*/valid/NAME.raw.csv
+# (cases of later kits: kit_of/csv_of below; a CSV of several kernels is
+# filtered by its "Kernel Name", kname_of)
 # it converts the kernel's SASS (build/*.sass) into OUTDIR/NAME/b<res>.trace
 # with the launch exactly as ncu recorded it (grid, block, registers, static and
 # dynamic shared memory, barriers), and checks that the trace executes ncu's
@@ -59,20 +61,48 @@ params() {
     # VALIDATION case of issue #19 (kit-2026-12-01): the seeds' H100 example,
     # one launch (traces/seeds_32x12k.trace has the same 27 instructions).
     seed32x12k) SASS=val_seed32x12k; RE='^_Z14val_seed32x12k' ;;
+    # VALIDATION cases of issue #17, "peak then decline" (kit3-2026-12-01):
+    # PASSES = 256 (counter += 1 until 0x100, back edge 0x05c0); rows per warp
+    # RW = R/4 unrolled 4x (counter from 4, += 4 until 0xc / 0x14, back edge
+    # 0x05b0): t4k (R = 32) 2 trips, t8k (R = 64) 4 trips.
+    stencil-reuse-t4k) SASS=val_stencil_reuse; RE='^_Z17val_stencil_reuseILi32E'; EXTRA=(--trip 0x05c0=256 --trip 0x05b0=2) ;;
+    stencil-reuse-t8k) SASS=val_stencil_reuse; RE='^_Z17val_stencil_reuseILi64E'; EXTRA=(--trip 0x05c0=256 --trip 0x05b0=4) ;;
     *) echo "gen-traces: unknown case $1" >&2; exit 1 ;;
   esac
 }
 
 CASES="ffma-ilp1 ffma-ilp2 ffma-ilp4 copy vecadd dchain-k0 dchain-k4 dchain-k16 smem-tile reduce sgemm stencil5"
 # Cases measured by a later kit: case -> kit, and its CSV/stdout under it.
-LATER_CASES="seed32x12k"
-kit_of() { case $1 in seed32x12k) echo validate/data/h200/kit-2026-12-01 ;; *) echo "$KIT" ;; esac; }
-csv_of() { case $1 in seed32x12k) echo "$(kit_of "$1")/seed/seed32x12k-ncu" ;; *) echo "$KIT/valid/$1" ;; esac; }
+LATER_CASES="seed32x12k stencil-reuse-t4k stencil-reuse-t8k"
+kit_of() {
+  case $1 in
+    seed32x12k) echo validate/data/h200/kit-2026-12-01 ;;
+    stencil-reuse-*) echo validate/data/h200/kit3-2026-12-01 ;;
+    *) echo "$KIT" ;;
+  esac
+}
+csv_of() {
+  case $1 in
+    seed32x12k) echo "$(kit_of "$1")/seed/seed32x12k-ncu" ;;
+    stencil-reuse-*) echo "$(kit_of "$1")/stencil/stencil-reuse-ncu" ;;
+    *) echo "$KIT/valid/$1" ;;
+  esac
+}
+# One CSV holding several kernels' launches (the stencil-reuse variants run one
+# after another in one ncu file): keep only the rows whose "Kernel Name" is this
+# one; "" = every row.
+kname_of() {
+  case $1 in
+    stencil-reuse-t4k) echo 'val_stencil_reuse<32>' ;;
+    stencil-reuse-t8k) echo 'val_stencil_reuse<64>' ;;
+    *) echo '' ;;
+  esac
+}
 
 # One line per profiled launch: ID gx gy gz bx by bz regs smem_static smem_dynamic
 # barriers inst_executed blocks_per_sm (b from the LAUNCH lines, in ncu's order).
 rows() {
-  python3 - "$(csv_of "$1").raw.csv" "$(csv_of "$1").stdout" <<'EOF'
+  python3 - "$(csv_of "$1").raw.csv" "$(csv_of "$1").stdout" "$(kname_of "$1")" <<'EOF'
 import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 head, data = rows[0], rows[2:]          # rows[1] is the units row
@@ -85,6 +115,8 @@ def num(r, name):
         sys.exit('gen-traces: %s: bad %s %r' % (sys.argv[1], name, v))
     return v
 for r, l in zip(data, launches):
+    if sys.argv[3] and not r[head.index('Kernel Name')].startswith('void %s(' % sys.argv[3]):
+        continue
     kv = dict(w.split('=', 1) for w in l.split()[1:] if '=' in w)
     if kv['grid'] != num(r, 'launch__grid_size'):
         sys.exit('gen-traces: %s: LAUNCH grid=%s but ncu row ID %s has %s'
