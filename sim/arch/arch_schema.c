@@ -169,10 +169,11 @@ static const struct arch_key keys[] = {
        "global/local instructions queued per SMSP before ncu 'lg_throttle'"),
     KI("memory.mio_queue_depth", mio_queue_depth, 1, 1024, "16", "instructions",
        "shared/MUFU instructions queued per SMSP before ncu 'mio_throttle'"),
-    KI("memory.l1_ways", l1_ways, 1, 1024, "4", "ways",
-       "L1 associativity: lines per set of the sectored L1 tag array (accesses with addresses)"),
-    KI("memory.l2_ways", l2_ways, 1, 1024, "16", "ways",
-       "L2 associativity: lines per set of the sectored L2 tag array (accesses with addresses)"),
+    KI("memory.l1_ways", l1_ways, 0, 1024, "0", "ways",
+       "L1 associativity: lines per set of the sectored L1 tag array; 0 (with l2_ways 0) = "
+       "no tag arrays: hits come from the capacity rule even for accesses with addresses"),
+    KI("memory.l2_ways", l2_ways, 0, 1024, "0", "ways",
+       "L2 associativity: lines per set of the sectored L2 tag array; tags need both ways > 0"),
     KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "lines",
        "lines an SM can have in flight to L2 (miss table); when full the L1 stage waits "
        "(ncu 'lg_throttle' behind it); 0 = no limit"),

@@ -37,7 +37,8 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
                   a->dram_cycles_per_line > 0;
     /* sector masks are 8 bits (mem_cache.h) */
     int spl = a->sector_bytes > 0 ? a->line_bytes / a->sector_bytes : 0;
-    c->tags = spl >= 1 && spl <= 8 && a->line_bytes % a->sector_bytes == 0;
+    c->tags = spl >= 1 && spl <= 8 && a->line_bytes % a->sector_bytes == 0 &&
+              a->l1_ways > 0 && a->l2_ways > 0;
     int banks = a->dram_banks > 1 ? a->dram_banks : 1;
     c->bank_svc = c->dram_rate > 0 ? (double)banks * a->sector_bytes / c->dram_rate : 0;
     /* the configured latencies are unloaded means (what a lone chase
@@ -488,7 +489,28 @@ static int addr_line_list(const struct arch *a, const struct tr_dyn *d, uint64_t
     uint64_t S = (uint64_t)a->sector_bytes;
     uint64_t spl = (uint64_t)a->line_bytes / S;
     int lo = L->n, n = lo, sec = 0;
-    for (uint32_t i = 0; i < d->naddr && i < 32; i++) {
+    uint32_t na = d->naddr < 32 ? d->naddr : 32;
+    /* the common case (coalesced, dense strided): lanes ascending and
+     * contiguous, so the bytes are one range and its lines follow in order */
+    int contig = na > 0;
+    for (uint32_t i = 1; i < na && contig; i++)
+        contig = d->addr[i] == d->addr[i - 1] + w;
+    if (contig) {
+        uint64_t s0 = div_by(d->addr[0], S), s1 = div_by(d->addr[na - 1] + w - 1, S);
+        for (uint64_t sx = s0; sx <= s1 && n - lo < 128; sx++) {
+            uint64_t line = div_by(sx, spl);
+            uint64_t bit = UINT64_C(1) << (sx - line * spl);
+            if (n > lo && L->v[n - 1] >> 8 == line)
+                L->v[n - 1] |= bit;
+            else
+                L->v[n++] = line << 8 | bit;
+            sec++;
+        }
+        L->n = n;
+        *nsec = sec;
+        return n - lo;
+    }
+    for (uint32_t i = 0; i < na; i++) {
         uint64_t s0 = div_by(d->addr[i], S), s1 = div_by(d->addr[i] + w - 1, S);
         for (uint64_t sx = s0; sx <= s1 && sx < s0 + 4; sx++) {
             uint64_t line = div_by(sx, spl);

@@ -87,23 +87,25 @@ long mem_cache_fill(struct mem_cache *c, uint64_t line, unsigned mask, unsigned 
     if (c->sets == 0)
         return -1;
     size_t base = set_of(c, line) * (size_t)c->ways;
+    /* one pass: the line's way if present, else an invalid way if there is
+     * one, else the least recently used */
     size_t victim = base;
+    int free_seen = 0;
     for (int w = 0; w < c->ways; w++) {
         size_t i = base + (size_t)w;
-        if (c->tag[i] == line + 1) {
+        uint64_t tg = c->tag[i];
+        if (tg == line + 1) {
             victim = i;
             goto have;
         }
-    }
-    /* an invalid way if there is one, else the least recently used */
-    for (int w = 0; w < c->ways; w++) {
-        size_t i = base + (size_t)w;
-        if (c->tag[i] == 0) {
+        if (free_seen)
+            continue;
+        if (tg == 0) {
             victim = i;
-            break;
+            free_seen = 1;
+        } else if (c->use[i] < c->use[victim]) {
+            victim = i;
         }
-        if (c->use[i] < c->use[victim])
-            victim = i;
     }
     /* a new line in the victim way */
     *evicted_dirty = c->tag[victim] ? c->dirty[victim] : 0;
