@@ -55,9 +55,11 @@ grep -q "wrote 2 kernels" "$TMP/out" || fail "export summary"
 kernel-2.traceg" ] || fail "exported kernelslist.g"
 grep -q '^-accelsim tracer version = 4$' "$TMP/rt/kernel-1.traceg" || fail "export version line"
 grep -q '^-smsim shmem dynamic = 1024$' "$TMP/rt/kernel-2.traceg" || fail "export smem split"
-expect_ok --config "$CFG" "$D/roundtrip.trace" --format json
+# with tag arrays, so both traces' addresses meet the same caches
+TAGS=(--set memory.l1_ways=4 --set memory.l2_ways=16)
+expect_ok --config "$CFG" "$D/roundtrip.trace" "${TAGS[@]}" --format json
 cp "$TMP/out" "$TMP/native.json"
-expect_ok --config "$CFG" "$TMP/rt/kernelslist.g" --format json
+expect_ok --config "$CFG" "$TMP/rt/kernelslist.g" "${TAGS[@]}" --format json
 cp "$TMP/out" "$TMP/accel.json"
 python3 - "$TMP/native.json" "$TMP/accel.json" <<'PY' || fail "round trip differs"
 import json, sys
