@@ -574,7 +574,9 @@ static int inst_addrs(struct fctx *f, const struct tr_inst *in, uint32_t idx,
         return 0;
     m.range = in->footprint;
     if (!aa->has_addr) {
-        uint32_t region;
+        /* set by both branches; the initialiser is for gcc's
+         * -Wmaybe-uninitialized, which cannot see array_region's contract */
+        uint32_t region = 0;
         if (aa->array) {
             if (array_region(f, aa->array, aa->array_len, aa->array_at, &region))
                 return -1;
