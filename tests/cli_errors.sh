@@ -288,7 +288,8 @@ sass2trace --sass $E/nonexistent.sass --kernel x $SL | .*nonexistent\.sass: cann
 sass2trace --sass $S/ffma_ilp1.sass --kernel nomatch $SL | .*ffma_ilp1\.sass:1:1: kernel 'nomatch' not found \(functions: .*\) | no function matches `--kernel`
 sass2trace $SF $SL | .*ffma_ilp1\.sass:[0-9]+:[0-9]+: the loop 0x00a0\.\.0x01c0 has no trip count \(give --trip 0x01c0=N or --counts\) | a loop whose trip count is unknown
 sass2trace $SF $SL --trip 0x1c0=4 --expect-insts 5 | smsim: .*: the trace executes 91 warp-instructions, --expect-insts is 5 \(.*\) | the converted trace is not the expected size
-sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: .*nonexistent/x\.trace: cannot create a temporary file: .* | the output file cannot be created
+sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: cannot write '.*nonexistent/x\.trace': No such file or directory | the output file cannot be written (checked before the conversion)
+sass2trace $SF $SL --trip 0x1c0=4 -o $S/ffma_ilp1.sass | smsim: -o '.*ffma_ilp1\.sass' is the SASS listing \(it would be overwritten\) | an output that is an input (the listing, `--counts` or `--annotate`)
 ## Command line: `smsim bench`
 bench --bogus | smsim: bench: unknown option '--bogus' .* | an unknown option
 bench --repeat 0 | smsim: --repeat '0': expected an integer in 1\.\.[0-9]+ | a number out of range
