@@ -198,7 +198,8 @@ static void test_totals(void **state)
                  "kernel k grid=(6,2,2) block=(128,1,1) regs=16 smem_static=0 smem_dynamic=0 {\n"
                  "  MOV R1, R2\n"
                  "  loop ((%s) + warp * 0) %% 5 {\n    FFMA R1, R2, R3, R4\n"
-                 "    when (%s) & 1 {\n      loop ((%s) + block * 0) %% 3 {\n        IADD3 R1, R2, R3, RZ\n"
+                 "    when (%s) & 1 {\n      loop ((%s) + block * 0) %% 3 {\n"
+                 "        IADD3 R1, R2, R3, RZ\n"
                  "      }\n    } else {\n      NOP\n      NOP\n    }\n  }\n"
                  "  when warp == 1 {\n    FFMA R1, R2, R3, R4\n  } else when (%s) %% 2 {\n"
                  "    MOV R1, R2\n  }\n  EXIT\n}\n", e1, e2, e3, e1);

@@ -360,7 +360,8 @@ static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
     struct trace_file *tf = trace_open(path, terr);
     unlink(path);
     char msg[STUDY_ERR_MAX];
-    if (tf && tf->nkernels == 1 && study_insts_check(tf->kernels[0], b->max_insts, msg, sizeof msg)) {
+    if (tf && tf->nkernels == 1 &&
+        study_insts_check(tf->kernels[0], b->max_insts, msg, sizeof msg)) {
         fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name, msg);
         trace_close(tf);
         return 1;

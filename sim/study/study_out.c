@@ -335,7 +335,8 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
         if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
             snprintf(err, STUDY_ERR_MAX, "smsim: gnuplot could not be started");
         else
-            snprintf(err, STUDY_ERR_MAX, "smsim: gnuplot failed (exit status %d) drawing the plot%s",
+            snprintf(err, STUDY_ERR_MAX,
+                     "smsim: gnuplot failed (exit status %d) drawing the plot%s",
                      WIFEXITED(st) ? WEXITSTATUS(st) : -1, said);
         if (log)
             fclose(log);

@@ -181,7 +181,10 @@ static int iv_truth(struct iv a)
     return a.lo > 0 || a.hi < 0 ? 1 : -1;
 }
 static struct iv iv_known(int t) { return t < 0 ? IV_BOOL : iv_pt(t); }
-static struct iv iv_join(struct iv a, struct iv b) { return (struct iv){ mn(a.lo, b.lo), mx(a.hi, b.hi) }; }
+static struct iv iv_join(struct iv a, struct iv b)
+{
+    return (struct iv){ mn(a.lo, b.lo), mx(a.hi, b.hi) };
+}
 
 /* The corners of a x b for an operation monotone in each operand on the
  * box (multiplication; division by a range without 0), or IV_FULL when one
