@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,23 +422,31 @@ int ncu_row_by_id(const struct ncu_table *t, const char *id)
 /* Grow the row storage to hold `rows` rows of the current width. */
 static int grow_rows(struct ncu_table *t, int rows)
 {
-    size_t n = (size_t)rows * (size_t)t->ncols;
-    size_t *c = realloc(t->cells, (n + 1) * sizeof *c);
-    if (!c)
-        return -1;
-    t->cells = c;
-    int *l = realloc(t->line, (n + 1) * sizeof *l);
-    if (!l)
-        return -1;
-    t->line = l;
-    int *k = realloc(t->col, (n + 1) * sizeof *k);
-    if (!k)
-        return -1;
-    t->col = k;
-    for (size_t i = (size_t)t->nrows * (size_t)t->ncols; i < n; i++) {
-        t->cells[i] = 0;
-        t->line[i] = 0;
-        t->col[i] = 0;
+    /* capacity doubles: one realloc per row copied the table each time,
+     * quadratic in the rows wherever realloc copies (a sanitizer build) */
+    if (rows > t->rowcap) {
+        int cap = t->rowcap > 8 ? t->rowcap : 8;
+        while (cap < rows)
+            cap = cap > INT32_MAX / 2 ? rows : cap * 2;
+        size_t n = (size_t)cap * (size_t)t->ncols;
+        size_t *c = realloc(t->cells, (n + 1) * sizeof *c);
+        if (!c)
+            return -1;
+        t->cells = c;
+        int *l = realloc(t->line, (n + 1) * sizeof *l);
+        if (!l)
+            return -1;
+        t->line = l;
+        int *k = realloc(t->col, (n + 1) * sizeof *k);
+        if (!k)
+            return -1;
+        t->col = k;
+        for (size_t i = (size_t)t->rowcap * (size_t)t->ncols; i < n; i++) {
+            t->cells[i] = 0;
+            t->line[i] = 0;
+            t->col[i] = 0;
+        }
+        t->rowcap = cap;
     }
     t->nrows = rows;
     return 0;
@@ -487,6 +496,7 @@ static int add_col(struct ncu_table *t, const char *name, const char *unit)
     t->names[t->ncols] = nm;
     t->units[t->ncols] = un;
     t->ncols = nc;
+    t->rowcap = t->nrows; /* the arrays hold exactly the rows now */
     return nc - 1;
 }
 

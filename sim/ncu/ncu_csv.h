@@ -31,6 +31,7 @@ struct ncu_table {
     char **names;        /* [ncols] column names: "ID", ..., metric names (owned)  */
     char **units;        /* [ncols] units as written, "" when none (owned)         */
     int nrows;           /* launches                                               */
+    int rowcap;          /* rows the cells/line/col arrays have room for            */
     char *text;          /* every cell's text, NUL-terminated, back to back (owned):
                             one block, not one allocation per cell             */
     size_t ntext;        /* bytes of text in use                                   */
