@@ -81,6 +81,7 @@ config --config $C --set shared_memory.carveouts_kb=[1,0] | --set:1:[0-9]+: shar
 --config $C $E/launch_smem.trace | smsim: .*launch_smem\.trace: kernel 0: kernel 'big_smem' cannot run: shared memory per block .* | not even one block fits shared memory
 --config $C $E/launch_second.trace | smsim: .*launch_second\.trace: kernel 1: kernel 'fat' cannot run: .* | a later kernel fails: nothing is printed for the earlier ones either
 --config $C $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel larger than `--max-insts` (default 10^11 warp-instructions unless `--max-cycles` is given), counted before any kernel runs
+--config $C tests/data/insts/block1_huge.trace | smsim: .*block1_huge\.trace: kernel 0: kernel 'block1' executes at least 18446744065119617027 warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel whose count depends on block or warp: its warps are counted until the sum passes the limit (`at least` names a lower bound)
 ## Command line: `smsim --config CFG TRACE` (run)
 bogus | smsim: unknown subcommand 'bogus' \(see smsim --help\) | a first word that is neither a subcommand nor a file
 --config $C | smsim: missing TRACE file \(see smsim --help\) | no trace
@@ -126,6 +127,8 @@ compare --ncu $E/ncu_no_table.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_no_t
 compare --ncu $E/ncu_no_id.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_no_id\.csv:1:1: not an Nsight Compute CSV: the header has no "ID" column .* | a CSV that is not an ncu export
 compare --ncu $E/ncu_unterminated.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_unterminated\.csv:2:5: unterminated quoted field \(no closing '"'\) | a quoted field without its closing quote
 compare --ncu $N/bad-quote.csv --config $C $V/tiny_ilp1_b1.trace | .*bad-quote\.csv:4:[0-9]+: unexpected '2' after a quoted field \(expected ',' or the end of the line\) | text after a closing quote
+compare --ncu $E/ncu_ctl_escape.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_ctl_escape\.csv:3:[0-9]+: sm__cycles_elapsed\.avg: '1\\x1b\[2J2' is not a number | control bytes in a cell (here a terminal escape) are shown as `\xHH`, in every ncu message
+compare --ncu $N/compare.raw.csv --ncu-id 0 --config $C $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel above `--max-insts` (the limit of every subcommand that simulates)
 compare --ncu $E/ncu_stray_quote.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_stray_quote\.csv:2:6: stray '"' inside an unquoted field | a quote inside an unquoted field
 compare --ncu $N/bad-width.csv --config $C $V/tiny_ilp1_b1.trace | .*bad-width\.csv:4:[0-9]+: 4 fields, but the header \(line 1\) has 3 columns | a row wider or narrower than the header (raw page)
 compare --ncu $E/ncu_details_header.csv --config $C $V/tiny_ilp1_b1.trace | .*ncu_details_header\.csv:1:1: details-page header without "Metric Name", "Metric Unit" and "Metric Value" | a details-page export that lacks one of its metric columns
@@ -215,8 +218,14 @@ sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --kernel 1 | smsim: --k
 sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --format text | smsim: --format 'text': expected csv or json | an unknown format
 sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --jobs x | smsim: --jobs 'x': expected an integer in 1\.\.[0-9]+ | a bad number
 sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --max-cycles -5 | smsim: --max-cycles '-5': expected an integer in 0\.\.18446744073709551615 | a negative cycle limit
+sweep --config $C $E/insts_huge.trace --vary gpu.sm_count=1 | smsim: sweep point 0 \(gpu\.sm_count=1\): kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a point above `--max-insts` (each point's launch counts: `launch.threads` changes the warps)
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 -o $TR/counts.trace | smsim: -o '.*counts\.trace' is the input trace \(it would be overwritten\) | an output that is an input
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 -o x.svg --plot x.svg | smsim: -o and --plot name the same file 'x\.svg' | the table and the plot in one file
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --plot $E/nonexistent/p.svg | smsim: cannot write '.*nonexistent/p\.svg': No such file or directory | a plot that cannot be written (every output is checked before the run)
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 -o $E | smsim: cannot write '.*errors': Is a directory | an output that is a directory
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs $TR/counts.trace | smsim: --emit-jobs '.*counts\.trace' is the input trace \(it would be overwritten\) | a jobs file that is an input
 sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs jobs.sh -o x.csv | smsim: --emit-jobs writes jobs, not a table: .* | options that do not combine
-sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs $E/nonexistent/jobs.sh --job-dir /dev/null/jobs | smsim: cannot create --job-dir '/dev/null/jobs': .* | the job directory cannot be created
+sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --emit-jobs jobs.sh --job-dir /dev/null/jobs | smsim: cannot create --job-dir '/dev/null/jobs': .* | the job directory cannot be created
 sweep --config $C $TR/counts.trace --vary gpu.sm_count=1 --plot-metric a --plot-metric b --plot-metric c --plot-metric d --plot-metric e --plot-metric f --plot-metric g --plot-metric h --plot-metric i | smsim: at most 8 --plot-metric options | too many plotted metrics
 sweep --bogus | smsim: unknown option '--bogus' \(see smsim sweep --help\) | an unknown option
 ## Command line: `smsim saturate` (docs/studies.md)
@@ -230,6 +239,7 @@ saturate --config $C $TR/counts.trace --metric foo | smsim: --metric 'foo': not 
 saturate --config $C traces/two_kernels.trace | smsim: .*two_kernels\.trace has 2 kernels: choose one with --kernel 0\.\.1 | a multi-kernel trace without --kernel
 saturate --config $C $E/launch_regs.trace | smsim: .*launch_regs\.trace: kernel 'fat' cannot run: .* registers .* | not even one block fits
 saturate --config $C $E/bad_inst.traceg | smsim: .*bad_inst\.traceg: kernel '.*': .*bad_inst\.traceg:[0-9]+:[0-9]+: expected a source register .* | the trace fails when its first warp is read
+saturate --config $C $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel above `--max-insts`
 ## Command line: `smsim merge` (docs/studies.md)
 merge | smsim: missing --sweep-manifest DIR/manifest\.json .* | no manifest
 merge --sweep-manifest $E/nonexistent/manifest.json | .*manifest\.json: cannot open: .* | the manifest cannot be read
@@ -246,6 +256,7 @@ merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/sha
 merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/cfg/point-1.json | .*cfg/point-1\.json: config 'Other GPU' is not the manifest's 'Test GPU' | a job run on another configuration
 merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/count/point-1.json | .*count/point-1\.json: 1 metrics, the other files have 2 | a job output with other metrics
 merge --sweep-manifest $E/merge/manifest.json $E/merge/point-0.json $E/merge/name/point-1.json | .*name/point-1\.json: metric 1 is 'sm__cycles_elapsed\.max', the other files have 'sm__cycles_elapsed\.avg' | a job output with metrics in another order
+merge --sweep-manifest $E/merge/manifest.json -o $E/merge/manifest.json | smsim: -o '.*manifest\.json' is the sweep manifest \(it would be overwritten\) | an output that is an input (the manifest or a job output; checked before they are read)
 ## Command line: `smsim config`
 config | smsim: config: --config is required .* | no configuration
 config --schema --config $C | smsim: config: --schema takes no --config or --set | options that do not combine
@@ -262,6 +273,8 @@ export --accelsim OUTDIR $TR/counts.trace --bogus | smsim: export: unknown optio
 export --accelsim OUTDIR $TR/counts.trace --binary-version abc | smsim: --binary-version 'abc': expected an integer in [0-9]+\.\.[0-9]+ | a bad number
 export --accelsim OUTDIR $TR/counts.trace --seed -1 | smsim: --seed '-1': expected an integer in 0\.\.18446744073709551615 | a seed that is not a number
 export --accelsim /dev/null/out $TR/counts.trace | smsim: cannot create directory '/dev/null/out': .* | the output directory cannot be created
+export --accelsim OUTDIR $E/insts_huge.trace | smsim: .*insts_huge\.trace: kernel 0: kernel 'huge' executes 2\^64 or more warp-instructions, more than 100000000000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a kernel above `--max-insts` (each instruction becomes a line of the export)
+export --accelsim tests/data/accelsim/v3 tests/data/accelsim/v3/kernelslist.g | smsim: --accelsim '.*v3/kernelslist\.g' is the input trace \(it would be overwritten\) | an export into the directory of its own input
 ## Command line: `smsim sass2trace` (docs/sass-converter.md)
 sass2trace --sass $S/ffma_ilp1.sass $SL | smsim: sass2trace: missing --kernel \(see smsim sass2trace --help\) | a required option is missing
 sass2trace $SF $SL stray | smsim: sass2trace: unknown option 'stray' \(see smsim sass2trace --help\) | a stray argument (sass2trace takes none)
@@ -275,11 +288,13 @@ sass2trace --sass $E/nonexistent.sass --kernel x $SL | .*nonexistent\.sass: cann
 sass2trace --sass $S/ffma_ilp1.sass --kernel nomatch $SL | .*ffma_ilp1\.sass:1:1: kernel 'nomatch' not found \(functions: .*\) | no function matches `--kernel`
 sass2trace $SF $SL | .*ffma_ilp1\.sass:[0-9]+:[0-9]+: the loop 0x00a0\.\.0x01c0 has no trip count \(give --trip 0x01c0=N or --counts\) | a loop whose trip count is unknown
 sass2trace $SF $SL --trip 0x1c0=4 --expect-insts 5 | smsim: .*: the trace executes 91 warp-instructions, --expect-insts is 5 \(.*\) | the converted trace is not the expected size
-sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: .*nonexistent/x\.trace: cannot create a temporary file: .* | the output file cannot be created
+sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: cannot write '.*nonexistent/x\.trace': No such file or directory | the output file cannot be written (checked before the conversion)
+sass2trace $SF $SL --trip 0x1c0=4 -o $S/ffma_ilp1.sass | smsim: -o '.*ffma_ilp1\.sass' is the SASS listing \(it would be overwritten\) | an output that is an input (the listing, `--counts` or `--annotate`)
 ## Command line: `smsim bench`
 bench --bogus | smsim: bench: unknown option '--bogus' .* | an unknown option
 bench --repeat 0 | smsim: --repeat '0': expected an integer in 1\.\.[0-9]+ | a number out of range
 bench --only nope | smsim: bench: --only 'nope': unknown workload | an unknown workload
+bench --quick --only stream_copy --max-insts 1000 | smsim: bench: workload stream_copy: kernel 'stream_copy' executes [0-9]+ warp-instructions, more than 1000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a workload above `--max-insts` (default 10^11, as everywhere)
 TABLE
 }
 

@@ -2,7 +2,8 @@
 # cli_pipes.sh — a trace read from a pipe, a FIFO, <(...) or `-` (standard
 # input) gives the same report as the file itself (issue #22: the format
 # probe used to consume the first stdio buffer of such input, so a kernel
-# could vanish with exit 0).  The traces are larger than one 4 KB buffer.
+# could vanish with exit 0; sweep and saturate opened it a second time).
+# The traces are larger than one 4 KB buffer.
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 SMSIM=${1:?usage: cli_pipes.sh /path/to/smsim}
@@ -40,6 +41,19 @@ for t in "$TMP/one.trace" "$TMP/three.trace"; do
     check "a FIFO"
 done
 
+# sweep and saturate read the trace once too (they used to open it again
+# for the points: a pipe then had nothing left)
+for sub in "sweep --vary gpu.sm_count=1,2 --format json --jobs 2" "saturate --format json --jobs 2"; do
+    t="$TMP/one.trace"
+    "$SMSIM" $sub --config $C "$t" >"$TMP/want.json" 2>"$TMP/err" ||
+        fail "$sub on the file failed ($(head -c 300 "$TMP/err"))"
+    cat "$t" | timeout 60 "$SMSIM" $sub --config $C - >"$TMP/got.json" 2>"$TMP/err"
+    cmp -s "$TMP/want.json" "$TMP/got.json" ||
+        fail "$sub from a pipe differs from the file's ($(head -c 200 "$TMP/err"))"
+    timeout 60 "$SMSIM" $sub --config $C <(cat "$t") >"$TMP/got.json" 2>"$TMP/err"
+    cmp -s "$TMP/want.json" "$TMP/got.json" ||
+        fail "$sub from <(cat ...) differs from the file's ($(head -c 200 "$TMP/err"))"
+done
 # messages name standard input as <stdin>
 printf 'kernel k grid=(1,1,1) block=(32,1,1) regs=16 smem_static=0 smem_dynamic=0 {\n  FFMAX R1, R2, R3, R4\n' >"$TMP/bad.trace"
 LAST="- <bad.trace"

@@ -83,5 +83,14 @@ expect_err "^tests/data/sass/unknown_op.sass:29:37: unknown opcode 'FFMAX'" \
 run sass2trace --help
 [ "$rc" -eq 0 ] && grep -q -- '--counts CSV' "$TMP/out" || fail "--help"
 
+# -o may not be an input (it would replace the listing or the counts)
+cp $D/ffma_ilp1.sass "$TMP/in.sass"
+cp $D/ffma_ilp1_b4.csv "$TMP/in.csv"
+expect_err "^smsim: -o '.*in\.sass' is the SASS listing \(it would be overwritten\)$" \
+    sass2trace --sass "$TMP/in.sass" --kernel ilp1 --counts $D/ffma_ilp1_b4.csv "${L[@]}" -o "$TMP/in.sass"
+expect_err "^smsim: -o '.*in\.csv' is the counts file \(it would be overwritten\)$" \
+    sass2trace --sass $D/ffma_ilp1.sass --kernel ilp1 --counts "$TMP/in.csv" "${L[@]}" -o "$TMP/in.csv"
+cmp -s $D/ffma_ilp1.sass "$TMP/in.sass" && cmp -s $D/ffma_ilp1_b4.csv "$TMP/in.csv" ||
+    fail "sass2trace replaced its input"
 if [ "$fails" -ne 0 ]; then echo "$fails failed"; exit 1; fi
 echo "cli_sass2trace: all passed"

@@ -51,7 +51,7 @@ static void saturate(const char *trace, const char *const *sets, int nsets, stru
     enum { B = 16 }; /* H100: 64 warps / 4 per block */
     struct study_var v;
     assert_int_equal(study_parse_vary("launch.blocks_per_sm=1:16:1", &v, err), 0);
-    struct study_plan p = { CFG, trace, 0, ov, nsets, &v, 1, 1, -1, 0 };
+    struct study_plan p = { CFG, trace, 0, ov, nsets, &v, 1, 1, -1, 0, 0, NULL };
     struct study_table t;
     assert_int_equal(study_run(&p, 2, 0, &t, err), 0);
     int col = study_table_metric(&t, "sm__inst_executed.avg.per_cycle_active");

@@ -102,7 +102,7 @@ static void test_point_prepare(void **state)
     assert_int_equal(study_parse_vary("sm.max_blocks=16,0", &v[0], err), 0);
     assert_int_equal(study_parse_vary("launch.threads=64,2048", &v[1], err), 0);
     struct study_plan p = { SMSIM_SOURCE_DIR "/configs/h100.yaml", "unused", 0, NULL, 0, v, 2,
-                            1, -1, 0 };
+                            1, -1, 0, 0, NULL };
     struct tr_launch l;
     memset(&l, 0, sizeof l);
     snprintf(l.name, sizeof l.name, "k");

@@ -147,6 +147,14 @@ int arch_load_string(const char *yaml, const char *name,
                      const struct arch_override *ov, int n,
                      struct arch *out, char err[ARCH_ERR_MAX]);
 
+/* Make a message safe for a terminal, in place (at most cap bytes with the
+ * NUL, and at most ARCH_MSG_MAX): control bytes, DEL, bytes that are not
+ * UTF-8 and the invisible byte-order mark become \xHH, so input bytes such
+ * as an escape sequence are shown, not obeyed.  Idempotent.  Every module's
+ * reader calls it on its messages (sim/arch/arch_msg.c). */
+enum { ARCH_MSG_MAX = 4096 };
+void arch_msg_escape(char *msg, size_t cap);
+
 /* Print the effective configuration as YAML that arch_load() accepts. */
 void arch_print_yaml(const struct arch *a, FILE *f);
 

@@ -97,12 +97,13 @@ static int fail_at(struct ld *L, struct mark m, const char *fmt, ...)
     return -1;
 }
 
-/* Quote a value back safely: one line, bounded length. */
+/* Quote a value back, bounded in length (arch_load() escapes the bytes a
+ * terminal would obey in the whole message). */
 static void show(char *out, size_t n, const char *s, size_t len)
 {
     size_t k = 0;
     for (size_t i = 0; i < len && k + 4 < n && i < SHOW_MAX; i++)
-        out[k++] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+        out[k++] = s[i] ? s[i] : ' ';
     if (len > SHOW_MAX && k + 4 < n) {
         memcpy(out + k, "...", 3);
         k += 3;
@@ -897,7 +898,10 @@ static int load(const char *text, size_t len, const char *name, const struct arc
 int arch_load_string(const char *yaml, const char *name, const struct arch_override *ov, int n,
                      struct arch *out, char err[ARCH_ERR_MAX])
 {
-    return load(yaml, strlen(yaml), name, ov, n, out, err);
+    int rc = load(yaml, strlen(yaml), name, ov, n, out, err);
+    if (rc)
+        arch_msg_escape(err, ARCH_ERR_MAX);
+    return rc;
 }
 
 int arch_load(const char *path, const struct arch_override *ov, int n, struct arch *out,
@@ -906,6 +910,7 @@ int arch_load(const char *path, const struct arch_override *ov, int n, struct ar
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, ARCH_ERR_MAX, "%s: cannot open: %s", path, strerror(errno));
+        arch_msg_escape(err, ARCH_ERR_MAX);
         return -1;
     }
     char *buf = malloc(FILE_MAX + 1);
@@ -929,5 +934,7 @@ int arch_load(const char *path, const struct arch_override *ov, int n, struct ar
         rc = load(buf, len, path, ov, n, out, err);
     }
     free(buf);
+    if (rc)
+        arch_msg_escape(err, ARCH_ERR_MAX);
     return rc;
 }

@@ -9,6 +9,7 @@
 #define SMSIM_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 int cli_run(int argc, char **argv);       /* smsim --config X TRACE (simulate)   */
@@ -24,6 +25,10 @@ int cli_validate(int argc, char **argv);  /* smsim validate DIR [--manifest M]  
 int cli_compare(int argc, char **argv);   /* smsim compare --ncu CSV --config X TRACE */
 
 /* Shared helpers for subcommands. */
+/* One error line on stderr, printf-style (a trailing newline optional),
+ * with the bytes a terminal would obey shown as \xHH (arch_msg_escape):
+ * for messages that quote input read from files. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct arch;
 struct arch_override;
 /* Parse "--set k=v" into a growing array; returns 0 or -1 (one-line error printed). */
@@ -80,7 +85,8 @@ enum {
     CLI_C_CARVEOUT = 1 << 9, /* --carveout PCT, 0..100                             */
     CLI_C_THREADS = 1 << 10, /* --threads N (simulation threads), 1..1024           */
     CLI_C_MAXCYC = 1 << 11, /* --max-cycles N, 0..UINT64_MAX                       */
-    CLI_C_JOBS = 1 << 12   /* --jobs N (processes/threads of a study), 1..4096     */
+    CLI_C_JOBS = 1 << 12,  /* --jobs N (processes/threads of a study), 1..4096     */
+    CLI_C_MAXINSTS = 1 << 13 /* --max-insts N, 0..UINT64_MAX (cli_insts_limit)     */
 };
 struct arch_override;
 struct cli_common {
@@ -102,7 +108,17 @@ struct cli_common {
     int threads;                 /* --threads (set the default: 1)                     */
     uint64_t max_cycles;         /* --max-cycles, 0 = unlimited (default)              */
     int jobs;                    /* --jobs (set the default: cli_default_jobs())       */
+    uint64_t max_insts;          /* --max-insts as given                               */
+    int max_insts_given;         /* 1: --max-insts was given                           */
 };
+/* The instruction limit of a subcommand (study_insts_limit): --max-insts
+ * when given, else none when --max-cycles is set, else STUDY_MAX_INSTS. */
+uint64_t cli_insts_limit(const struct cli_common *c);
+/* Refuse kernel `index` of `trace` (k) above `limit` before it runs: 0, or
+ * 1 after "smsim: TRACE: kernel I: kernel 'NAME' executes N
+ * warp-instructions, more than LIMIT (give --max-insts N, ...)". */
+struct trace_kernel;
+int cli_check_insts(const char *trace, int index, struct trace_kernel *k, uint64_t limit);
 /* The default of --jobs: the online CPUs, at least 1. */
 int cli_default_jobs(void);
 /* cli_opt_next() with the shared options of c->has consumed: the kind of the
@@ -145,6 +161,13 @@ struct cli_out {
 int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t len);
 int cli_out_commit(struct cli_out *o);
 void cli_out_abort(struct cli_out *o);
+/* Draw a gnuplot plot into `path` the same way: render(f, out, ud) writes
+ * the script into f with `out` as gnuplot's output file (a temporary file
+ * beside path with its extension, or path itself for a device), gnuplot
+ * runs, and the plot replaces path only when gnuplot succeeded.  0, or 1
+ * after one line (gnuplot's own last message quoted; nothing left behind),
+ * 2 out of memory. */
+int cli_plot(const char *path, int (*render)(FILE *f, const char *out, void *ud), void *ud);
 /* Before a long run: can `path` be written?  Creates and removes the
  * temporary file; 0, or 1 after "smsim: cannot write 'PATH': REASON". */
 int cli_check_out(const char *path);

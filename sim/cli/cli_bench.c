@@ -26,6 +26,7 @@
 #include "convert/conv_accelsim.h"
 #include "engine/engine.h"
 #include "stats/stats.h"
+#include "study/study.h"
 #include "trace/trace.h"
 
 static const char bench_help[] =
@@ -40,7 +41,9 @@ static const char bench_help[] =
     "  --repeat N      run each workload N times, report the fastest (default 1)\n"
     "  --scale K       multiply every trip count by K (default 1)\n"
     "  --only NAME     run one workload: stream_copy, ffma_ilp1, ffma_ilp4,\n"
-    "                  dram_chain, gemm_tile, accelsim\n";
+    "                  dram_chain, gemm_tile, accelsim\n"
+    "  --max-insts N   refuse a workload of more than N warp-instructions (default\n"
+    "                  10^11, as every subcommand that simulates; 0 = no limit)\n";
 
 /* One workload: writes its kernel with `trips` outer trips to f. */
 struct bench_wl {
@@ -211,6 +214,7 @@ struct bench_args {
     int repeat;          /* --repeat                                   */
     int scale;           /* --scale                                    */
     const char *only;    /* --only, or NULL                            */
+    uint64_t max_insts;  /* the instruction limit (study_insts_limit)  */
 };
 
 /* 0, 1 after a one-line message, 3 = help printed. */
@@ -222,8 +226,9 @@ static int parse_args(int argc, char **argv, struct bench_args *b)
     b->repeat = 1;
     b->scale = 1;
     b->only = NULL;
+    b->max_insts = study_insts_limit(0, 0, 0);
     static const char *const known[] = {"--config", "--threads", "--repeat", "--scale",
-                                        "--only", NULL};
+                                        "--only", "--max-insts", NULL};
     static const char *const flags[] = { "--quick", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "bench: ",
                            .help = "smsim bench --help", .known = known, .flags = flags,
@@ -248,6 +253,9 @@ static int parse_args(int argc, char **argv, struct bench_args *b)
                 return 1;
         } else if (!strcmp(name, "--repeat")) {
             if (cli_parse_int(name, val, 1, 1000, &b->repeat))
+                return 1;
+        } else if (!strcmp(name, "--max-insts")) {
+            if (cli_parse_u64(name, val, 0, UINT64_MAX, &b->max_insts))
                 return 1;
         } else if (!strcmp(name, "--scale")) {
             if (cli_parse_int(name, val, 1, 100000, &b->scale))
@@ -351,6 +359,13 @@ static int run_one(const struct bench_wl *w, long trips, const struct arch *a,
     char terr[TRACE_ERR_MAX];
     struct trace_file *tf = trace_open(path, terr);
     unlink(path);
+    char msg[STUDY_ERR_MAX];
+    if (tf && tf->nkernels == 1 &&
+        study_insts_check(tf->kernels[0], b->max_insts, msg, sizeof msg)) {
+        fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name, msg);
+        trace_close(tf);
+        return 1;
+    }
     if (tf && w->accelsim && export_reopen(&tf, path, terr)) {
         fprintf(stderr, "smsim: bench: workload %s: %s\n", w->name, terr);
         return 1;

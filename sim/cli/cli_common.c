@@ -4,7 +4,10 @@
  */
 /* realpath() is an X/Open function */
 #define _XOPEN_SOURCE 700
+/* mkstemps() is a BSD/GNU function */
+#define _DEFAULT_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,8 @@
 #include "arch/arch.h"
 #include "cli/cli.h"
 #include "report/report.h"
+#include "study/study.h"
+#include "trace/trace.h"
 
 /* Append one override.  Its syntax and value are checked by arch_load(),
  * which reports errors as "--set:N:C: ..." with the override's position, so
@@ -33,6 +38,20 @@ int cli_add_override(struct arch_override **ov, int *n, const char *text)
     *ov = grown;
     (*n)++;
     return 0;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    char buf[ARCH_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(buf);
+    while (n > 0 && buf[n - 1] == '\n')
+        buf[--n] = '\0';
+    arch_msg_escape(buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
 }
 
 int cli_parse_int(const char *opt, const char *s, long lo, long hi, int *v)
@@ -197,6 +216,10 @@ static int common_value(struct cli_common *c, const char *name, const char *val)
     } else if ((c->has & CLI_C_MAXCYC) && !strcmp(name, "--max-cycles")) {
         if (cli_parse_u64(name, val, 0, UINT64_MAX, &c->max_cycles))
             return -1;
+    } else if ((c->has & CLI_C_MAXINSTS) && !strcmp(name, "--max-insts")) {
+        if (cli_parse_u64(name, val, 0, UINT64_MAX, &c->max_insts))
+            return -1;
+        c->max_insts_given = 1;
     } else if ((c->has & CLI_C_JOBS) && !strcmp(name, "--jobs")) {
         if (cli_parse_int(name, val, 1, 4096, &c->jobs))
             return -1;
@@ -245,6 +268,21 @@ int cli_common_done(const struct cli_common *c, const struct cli_opts *st)
         return 1;
     }
     return 0;
+}
+
+uint64_t cli_insts_limit(const struct cli_common *c)
+{
+    return study_insts_limit(c->max_insts_given, c->max_insts,
+                             (c->has & CLI_C_MAXCYC) ? c->max_cycles : 0);
+}
+
+int cli_check_insts(const char *trace, int index, struct trace_kernel *k, uint64_t limit)
+{
+    char msg[STUDY_ERR_MAX];
+    if (!study_insts_check(k, limit, msg, sizeof msg))
+        return 0;
+    fprintf(stderr, "smsim: %s: kernel %d: %s\n", trace, index, msg);
+    return 1;
 }
 
 int cli_default_jobs(void)
@@ -317,7 +355,10 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
-int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t len)
+/* cli_out_begin, the temporary name ending in `sfx` (its extension, for
+ * gnuplot's terminal choice) when sfx is not "". */
+static int out_begin(struct cli_out *o, const char *path, const char *buf, size_t len,
+                     const char *sfx)
 {
     mode_t mode;
     memset(o, 0, sizeof *o);
@@ -331,15 +372,15 @@ int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t l
     if (o->direct) {
         fd = open(target, O_WRONLY | O_TRUNC);
     } else {
-        size_t n = strlen(target) + 16;
+        size_t n = strlen(target) + strlen(sfx) + 16;
         o->tmp = malloc(n);
         if (!o->tmp) {
             free(target);
             fputs("smsim: out of memory\n", stderr);
             return 1;
         }
-        snprintf(o->tmp, n, "%s.tmpXXXXXX", target);
-        fd = mkstemp(o->tmp);
+        snprintf(o->tmp, n, "%s.tmpXXXXXX%s", target, sfx);
+        fd = mkstemps(o->tmp, (int)strlen(sfx));
         if (fd >= 0)
             fchmod(fd, mode);
     }
@@ -358,6 +399,45 @@ int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t l
         return 1;
     }
     return 0;
+}
+
+int cli_out_begin(struct cli_out *o, const char *path, const char *buf, size_t len)
+{
+    return out_begin(o, path, buf, len, "");
+}
+
+int cli_plot(const char *path, int (*render)(FILE *f, const char *out, void *ud), void *ud)
+{
+    const char *dot = strrchr(path, '.');
+    struct cli_out o;
+    if (out_begin(&o, path, "", 0, dot && !strchr(dot, '/') ? dot : ""))
+        return 1;
+    char *gp = NULL;
+    size_t gplen = 0;
+    FILE *g = open_memstream(&gp, &gplen);
+    int e = !g || render(g, o.tmp ? o.tmp : o.target, ud);
+    if ((g && fclose(g)) || e) {
+        free(gp);
+        cli_out_abort(&o);
+        fputs("smsim: out of memory\n", stderr);
+        return 2;
+    }
+    char err[STUDY_ERR_MAX];
+    int rc = study_run_gnuplot(gp, gplen, err);
+    free(gp);
+    if (rc) {
+        fprintf(stderr, "%s\n", err);
+        cli_out_abort(&o);
+        return 1;
+    }
+    if (o.tmp) { /* gnuplot wrote it: on disk before it replaces the old plot */
+        int fd = open(o.tmp, O_RDONLY);
+        if (fd >= 0) {
+            fsync(fd);
+            close(fd);
+        }
+    }
+    return cli_out_commit(&o);
 }
 
 int cli_out_commit(struct cli_out *o)
@@ -393,6 +473,10 @@ int cli_check_out(const char *path)
     /* a run may take hours: find an unwritable -o before it, by creating
      * (and removing) the temporary file the write will use */
     struct stat st;
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "smsim: cannot write '%s': %s\n", path, strerror(EISDIR));
+        return 1;
+    }
     if (!stat(path, &st) && !S_ISREG(st.st_mode))
         return 0; /* a device or FIFO: opening it could block or have effects */
     struct cli_out o;

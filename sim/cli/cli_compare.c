@@ -37,6 +37,10 @@ static const char cmp_help[] =
     "  --set sec.key=val      override a configuration key (repeatable)\n"
     "  --seed N               RNG seed (default 1)\n"
     "  --threads N            simulate the SMs on N threads (default 1; same result)\n"
+    "  --max-cycles N         stop the kernel after N cycles (an error)\n"
+    "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
+    "                         before the run (default 10^11 unless --max-cycles is\n"
+    "                         given; 0 = no limit)\n"
     "  -o FILE                write the report to FILE instead of stdout\n";
 
 struct cmp_args {
@@ -53,13 +57,14 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
                                        CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS | CLI_C_CAP |
-                                       CLI_C_CARVEOUT | CLI_C_THREADS,
+                                       CLI_C_CARVEOUT | CLI_C_THREADS | CLI_C_MAXCYC |
+                                       CLI_C_MAXINSTS,
                                 .usage = cmp_help, .formats = formats, .pos_name = "trace",
                                 .seed = 1, .kernel = -1, .format = REPORT_TEXT,
                                 .carveout = -1, .threads = 1 };
     static const char *const known[] = {
         "--ncu", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
-        "--carveout", "--set", "--seed", "--threads", "-o", NULL
+        "--carveout", "--set", "--seed", "--threads", "-o", "--max-cycles", "--max-insts", NULL
     };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
                            .help = "smsim compare --help", .known = known };
@@ -190,12 +195,15 @@ int cli_compare(int argc, char **argv)
     if (cli_pick_kernel(a.c.pos, tf->nkernels, &kernel))
         goto done;
     struct trace_kernel *k = tf->kernels[kernel];
+    if (cli_check_insts(a.c.pos, kernel, k, cli_insts_limit(&a.c)))
+        goto done;
     struct engine_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.seed = a.c.seed;
     eo.blocks_per_sm_cap = a.c.cap;
     eo.carveout_pct = a.c.carveout;
     eo.threads = a.c.threads;
+    eo.max_cycles = a.c.max_cycles;
     char eerr[512];
     if (engine_run(&arch, k, &eo, &st, eerr)) {
         stats_kernel_free(&st);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "convert/conv_accelsim.h"
 #include "trace/trace.h"
@@ -20,15 +21,18 @@ static const char export_help[] =
     "  --accelsim OUTDIR      output directory (created if missing), required\n"
     "  --binary-version N     -binary version written in the headers (default 90)\n"
     "  --seed N               seed of the random-pattern addresses (default 1)\n"
+    "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
+    "                         before anything is written (default 10^11; 0 = no limit)\n"
     "  -h, --help             this text\n";
 
 int cli_export(int argc, char **argv)
 {
     const char *dir = NULL;
     struct conv_accelsim_opts o = { 90, 1 };
-    struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS, .usage = export_help,
+    struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS | CLI_C_MAXINSTS, .usage = export_help,
                             .pos_name = "trace", .seed = o.seed };
-    static const char *const known[] = { "--accelsim", "--binary-version", "--seed", NULL };
+    static const char *const known[] = { "--accelsim", "--binary-version", "--seed",
+                                         "--max-insts", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "export: ",
                            .help = "smsim export --help", .known = known };
     const char *name, *val;
@@ -58,6 +62,30 @@ int cli_export(int argc, char **argv)
     if (!t) {
         fprintf(stderr, "%s\n", err);
         return 1;
+    }
+    /* every instruction becomes a line of the export: a kernel of 10^19
+     * would fill the disk, so the limit of the simulating subcommands holds */
+    uint64_t limit = cli_insts_limit(&c);
+    for (int i = 0; i < t->nkernels; i++)
+        if (cli_check_insts(trace, i, t->kernels[i], limit)) {
+            trace_close(t);
+            return 1;
+        }
+    /* the export must not replace its own input (an Accel-Sim trace
+     * exported into its own directory) */
+    char list[4200];
+    snprintf(list, sizeof list, "%s/kernelslist.g", dir);
+    struct stat ds;
+    for (int i = 0; i <= t->nkernels && !stat(dir, &ds); i++) {
+        char kf[4200];
+        if (i)
+            snprintf(kf, sizeof kf, "%s/kernel-%d.traceg", dir, i);
+        const char *const outs[][2] = { { "--accelsim", i ? kf : list } };
+        const char *const ins[][2] = { { "input trace", trace } };
+        if (cli_check_outputs(outs, 1, ins, 1)) {
+            trace_close(t);
+            return 1;
+        }
     }
     int rc = conv_accelsim_export(t, dir, &o, err);
     if (rc)

@@ -95,6 +95,27 @@ int cli_merge(int argc, char **argv)
         ys[ny++] = "smsp__issue_active.avg.pct_of_peak_sustained_active";
         ys[ny++] = "sm__warps_active.avg.pct_of_peak_sustained_active";
     }
+    {
+        /* the outputs are checked before the inputs are read, and none may
+         * be the manifest or a job output it would overwrite */
+        const char *(*ins)[2] = calloc((size_t)nfiles + 1, sizeof *ins);
+        if (!ins) {
+            fputs("smsim: out of memory\n", stderr);
+            rc = 2;
+            goto done;
+        }
+        ins[0][0] = "sweep manifest";
+        ins[0][1] = manifest;
+        for (int i = 0; i < nfiles; i++) {
+            ins[i + 1][0] = "job output";
+            ins[i + 1][1] = files[i];
+        }
+        const char *const outs[][2] = { { "-o", c.out }, { "--plot", c.plot } };
+        int bad = cli_check_outputs(outs, 2, (const char *const(*)[2])ins, nfiles + 1);
+        free(ins);
+        if (bad)
+            goto done;
+    }
     rc = cli_merge_files(manifest, files, nfiles, c.format == REPORT_JSON, c.out, c.plot, ys,
                          ny);
 done:
@@ -111,7 +132,7 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
     memset(&t, 0, sizeof t);
     memset(&job, 0, sizeof job);
     if (study_json_load(manifest, &man, err)) {
-        fprintf(stderr, "%s\n", err);
+        cli_error("%s\n", err);
         return 1;
     }
     int rc = 1;
@@ -122,7 +143,7 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
     const struct study_json *cname = study_json_get(&man, "config_name");
     if (!mark || !vary || vary->type != SJ_ARRAY || !points || points->type != SJ_ARRAY ||
         !cname || cname->type != SJ_STRING) {
-        fprintf(stderr, "%s: not a sweep manifest (written by smsim sweep --emit-jobs)\n",
+        cli_error("%s: not a sweep manifest (written by smsim sweep --emit-jobs)\n",
                 manifest);
         goto done;
     }
@@ -134,14 +155,14 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
     snprintf(t.config_name, sizeof t.config_name, "%s", cname->str);
     for (int i = 0; i < nv; i++)
         if (vary->kids[i].type != SJ_STRING || !(t.keys[i] = strdup(vary->kids[i].str))) {
-            fprintf(stderr, "%s: bad \"vary\" list\n", manifest);
+            cli_error("%s: bad \"vary\" list\n", manifest);
             goto done;
         }
     for (long p = 0; p < np; p++) {
         const struct study_json *pv = study_json_get(&points->kids[p], "vary");
         const struct study_json *pf = study_json_get(&points->kids[p], "file");
         if (!pv || pv->type != SJ_OBJECT || pv->n != nv || !pf || pf->type != SJ_STRING) {
-            fprintf(stderr, "%s: point %ld: expected \"file\" and \"vary\"\n", manifest, p);
+            cli_error("%s: point %ld: expected \"file\" and \"vary\"\n", manifest, p);
             goto done;
         }
         for (int i = 0; i < nv; i++)
@@ -162,27 +183,27 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
             if (!strcmp(study_json_get(&points->kids[p], "file")->str, base_name(files[f])))
                 break;
         if (p == np) {
-            fprintf(stderr, "%s: not a point of the sweep in %s\n", files[f], manifest);
+            cli_error("%s: not a point of the sweep in %s\n", files[f], manifest);
             goto done;
         }
         if (seen[p]) {
-            fprintf(stderr, "%s: point %ld given twice\n", files[f], p);
+            cli_error("%s: point %ld given twice\n", files[f], p);
             goto done;
         }
         seen[p] = 1;
         if (study_json_load(files[f], &job, err)) {
-            fprintf(stderr, "%s\n", err);
+            cli_error("%s\n", err);
             goto done;
         }
         const struct study_json *m = job_metrics(&job);
         const struct study_json *jc = study_json_get(&job, "config");
         if (!m || !jc || jc->type != SJ_STRING) {
-            fprintf(stderr, "%s: not the JSON output of one smsim kernel or sweep point\n",
+            cli_error("%s: not the JSON output of one smsim kernel or sweep point\n",
                     files[f]);
             goto done;
         }
         if (strcmp(jc->str, t.config_name)) {
-            fprintf(stderr, "%s: config '%s' is not the manifest's '%s'\n", files[f], jc->str,
+            cli_error("%s: config '%s' is not the manifest's '%s'\n", files[f], jc->str,
                     t.config_name);
             goto done;
         }
@@ -212,13 +233,13 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
                 snprintf(t.kernel_name, sizeof t.kernel_name, "%s", kn->str);
         }
         if (m->n != t.nmetrics) {
-            fprintf(stderr, "%s: %d metrics, the other files have %d\n", files[f], m->n,
+            cli_error("%s: %d metrics, the other files have %d\n", files[f], m->n,
                     t.nmetrics);
             goto done;
         }
         for (int i = 0; i < m->n; i++) {
             if (strcmp(m->keys[i], t.metrics[i])) {
-                fprintf(stderr, "%s: metric %d is '%s', the other files have '%s'\n", files[f],
+                cli_error("%s: metric %d is '%s', the other files have '%s'\n", files[f],
                         i, m->keys[i], t.metrics[i]);
                 goto done;
             }
@@ -230,7 +251,7 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
     }
     for (long p = 0; p < np; p++)
         if (!seen[p]) {
-            fprintf(stderr, "%s: point %ld (%s) has no output among the files given\n", manifest,
+            cli_error("%s: point %ld (%s) has no output among the files given\n", manifest,
                     p, study_json_get(&points->kids[p], "file")->str);
             goto done;
         }

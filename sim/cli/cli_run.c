@@ -28,10 +28,6 @@ enum {
     RUN_TL_EVENTS = 1000000,          /* events kept in a timeline (~150 MB)   */
     RUN_SEED = 1                      /* --seed default                        */
 };
-/* --max-insts default: the largest kernel run without an explicit limit,
- * 10^11 warp-instructions (about 1.5 hours at 20 M/s on one core), so a
- * trace of 10^19 is refused at once instead of running for ever. */
-#define RUN_MAX_INSTS UINT64_C(100000000000)
 
 static const char run_help[] =
     "usage: smsim --config CFG.yaml TRACE [options]\n"
@@ -66,8 +62,6 @@ struct run_args {
     uint64_t grid;                /* --grid, 0 = none                           */
     uint64_t tl_cycles;           /* --timeline-cycles                          */
     int tl_sms;                   /* --timeline-sms                             */
-    uint64_t max_insts;           /* --max-insts, 0 = no limit                  */
-    int max_insts_given;          /* --max-insts was given                      */
 };
 
 /* Pictures observer: forwards the engine's callbacks to the grid/timeline. */
@@ -100,7 +94,8 @@ static int parse_args(int argc, char **argv, struct run_args *r)
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
                                        CLI_C_FORMAT | CLI_C_OUT | CLI_C_POS | CLI_C_CAP |
-                                       CLI_C_CARVEOUT | CLI_C_MAXCYC | CLI_C_THREADS,
+                                       CLI_C_CARVEOUT | CLI_C_MAXCYC | CLI_C_THREADS |
+                                       CLI_C_MAXINSTS,
                                 .usage = run_help, .formats = formats, .pos_name = "trace",
                                 .seed = RUN_SEED, .kernel = -1, .format = REPORT_TEXT,
                                 .carveout = -1, .threads = 1 };
@@ -131,10 +126,6 @@ static int parse_args(int argc, char **argv, struct run_args *r)
         } else if (!strcmp(name, "--timeline-sms")) {
             if (cli_parse_int(name, val, 1, 100000, &r->tl_sms))
                 return 1;
-        } else if (!strcmp(name, "--max-insts")) {
-            if (cli_parse_u64(name, val, 0, UINT64_MAX, &r->max_insts))
-                return 1;
-            r->max_insts_given = 1;
         }
     }
     if (cli_common_done(&r->c, &st))
@@ -184,24 +175,10 @@ int cli_run(int argc, char **argv)
 
     /* Totals known before the run are checked before any kernel runs: a
      * kernel of 10^19 warp-instructions would otherwise run for ever. */
-    uint64_t limit = r.max_insts_given ? r.max_insts : r.c.max_cycles ? 0 : RUN_MAX_INSTS;
-    for (int i = 0; limit && i < count; i++) {
-        struct trace_kernel *k = tf->kernels[first + i];
-        uint64_t n = tr_kernel_insts_floor(k);
-        if (n > limit) {
-            char total[48];
-            if (n == UINT64_MAX)
-                snprintf(total, sizeof total, "2^64 or more");
-            else
-                snprintf(total, sizeof total, "%s%llu", k->warp_insts_hint ? "" : "at least ",
-                         (unsigned long long)n);
-            fprintf(stderr,
-                    "smsim: %s: kernel %d: kernel '%s' executes %s warp-instructions, more than "
-                    "%llu (give --max-insts N, 0 for no limit, or --max-cycles N)\n",
-                    r.c.pos, first + i, k->launch.name, total, (unsigned long long)limit);
+    uint64_t limit = cli_insts_limit(&r.c);
+    for (int i = 0; i < count; i++)
+        if (cli_check_insts(r.c.pos, first + i, tf->kernels[first + i], limit))
             goto done;
-        }
-    }
 
     /* every output is checked before a run that may take hours, and none
      * may overwrite an input or another output */

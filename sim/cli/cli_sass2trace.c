@@ -225,6 +225,13 @@ int cli_sass2trace(int argc, char **argv)
         goto done;
     }
 
+    /* the trace replaces -o only at the end, but never one of the inputs */
+    const char *const outs[][2] = { { "-o", out } };
+    const char *const ins[][2] = { { "SASS listing", o.sass_path },
+                                   { "counts file", o.counts_path },
+                                   { "annotations", o.annot_path } };
+    if (cli_check_outputs(outs, 1, ins, 3))
+        goto done;
     char err[TRACE_ERR_MAX];
     struct conv_sass_result r;
     if (conv_sass_convert(&o, &r, err)) {

@@ -41,6 +41,10 @@ static const char sat_help[] =
     "  --progress             progress bar on stderr even when it is not a terminal\n"
     "  --kernel N             kernel of the trace (required when it has several)\n"
     "  --seed N               RNG seed (default 1)\n"
+    "  --max-cycles N         stop a point's kernel after N cycles (an error)\n"
+    "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
+    "                         before the run (default 10^11 unless --max-cycles is\n"
+    "                         given; 0 = no limit)\n"
     "  -o FILE                write the report to FILE instead of stdout\n";
 
 static const char default_metric[] = "sm__inst_executed.avg.per_cycle_active";
@@ -74,7 +78,7 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
                                        CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS |
-                                       CLI_C_JOBS,
+                                       CLI_C_JOBS | CLI_C_MAXCYC | CLI_C_MAXINSTS,
                                 .usage = sat_help, .formats = formats, .pos_name = "trace",
                                 .seed = 1, .kernel = -1, .format = REPORT_TEXT,
                                 .jobs = cli_default_jobs() };
@@ -83,7 +87,8 @@ static int parse_args(int argc, char **argv, struct sat_args *r)
     r->tolerance = 0.02;
     static const char *const known[] = { "--config", "--metric", "--threshold",
                                          "--tolerance", "--format", "--plot", "--set",
-                                         "--jobs", "--kernel", "--seed", "-o", NULL };
+                                         "--jobs", "--kernel", "--seed", "-o",
+                                         "--max-cycles", "--max-insts", NULL };
     static const char *const flags[] = { "--progress", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
                            .help = "smsim saturate --help", .known = known, .flags = flags };
@@ -130,6 +135,60 @@ static void num(FILE *f, double v)
     report_json_number(f, v);
 }
 
+/* The plot of a saturate run (cli_plot's render). */
+struct sat_plot {
+    const struct sat_args *r;     /* options                      */
+    const struct study_table *t;  /* the sweep                    */
+    const struct arch *a;         /* configuration                */
+    const double *x, *y;          /* warps per SM, metric         */
+    int n;                        /* points                       */
+    const struct study_sat *s;    /* the fits                     */
+    double sat_w;                 /* saturation, warps per SM     */
+};
+
+static int render_sat_plot(FILE *g, const char *out, void *ud)
+{
+    const struct sat_plot *sp = ud;
+    const struct study_sat *s = sp->s;
+    size_t pn = strlen(sp->r->c.plot);
+    fputs(!strcmp(sp->r->c.plot + pn - 4, ".svg")
+              ? "set terminal svg size 800,500 dynamic font 'sans,12' background rgb 'white'\n"
+              : "set terminal pngcairo size 1000,625 font 'sans,11'\n", g);
+    /* names from the input are quoted as gnuplot strings: a quote in a
+     * kernel name must not end the string (and run what follows) */
+    fputs("set output ", g);
+    study_gp_string(g, out);
+    char title[400];
+    snprintf(title, sizeof title, "saturate: %s on %s", sp->t->kernel_name, sp->a->name);
+    fputs("\nset title ", g);
+    study_gp_string(g, title);
+    fputs(" noenhanced\nset xlabel 'resident warps per SM'\nset ylabel ", g);
+    study_gp_string(g, sp->r->metric);
+    fputs(" noenhanced\n", g);
+    fputs("set grid\nset key outside bottom center horizontal noenhanced\n"
+          "set yrange [0:*]\nset xrange [0:*]\n", g);
+    fprintf(g, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 lc rgb 'gray40'\n",
+            sp->sat_w, sp->sat_w);
+    fputs("$d << EOD\n", g);
+    for (int i = 0; i < sp->n; i++) {
+        char bx[REPORT_NUM_MAX], byy[REPORT_NUM_MAX];
+        report_format_number(bx, sp->x[i]);
+        report_format_number(byy, sp->y[i]);
+        fprintf(g, "%s %s\n", bx, byy);
+    }
+    fputs("EOD\n", g);
+    fprintf(g, "plot $d using 1:2 with linespoints pt 7 title 'simulated'");
+    if (s->roof_ok)
+        fprintf(g, ", \\\n  (x < %.17g ? %.17g * x : %.17g) with lines dt 2 title "
+                   "'min(a x, p) fit'", s->roof_knee, s->roof_a, s->roof_p);
+    if (s->mm_ok)
+        fprintf(g, ", \\\n  %.17g * x / (x + %.17g) with lines dt 3 title 'p x/(x+k) fit'",
+                s->mm_p, s->mm_k);
+    fprintf(g, ", \\\n  NaN with lines dt 2 lc rgb 'gray40' title 'saturation (%g warps)'\n",
+            sp->sat_w);
+    return ferror(g) ? -1 : 0;
+}
+
 int cli_saturate(int argc, char **argv)
 {
     struct sat_args r;
@@ -145,13 +204,13 @@ int cli_saturate(int argc, char **argv)
     memset(&t, 0, sizeof t);
     struct trace_file *tf = NULL;
     double *x = NULL, *y = NULL;
-    char *rep = NULL, *gp = NULL;
-    size_t replen = 0, gplen = 0;
+    char *rep = NULL;
+    size_t replen = 0;
     char err[STUDY_ERR_MAX];
 
-    const char *const outs[][2] = { { "-o", r.c.out } };
+    const char *const outs[][2] = { { "-o", r.c.out }, { "--plot", r.c.plot } };
     const char *const ins[][2] = { { "input trace", r.c.pos }, { "configuration", r.c.config } };
-    if (cli_check_outputs(outs, 1, ins, 2))
+    if (cli_check_outputs(outs, 2, ins, 2))
         goto done;
     struct arch a;
     if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
@@ -171,6 +230,9 @@ int cli_saturate(int argc, char **argv)
     if (cli_pick_kernel(r.c.pos, tf->nkernels, &r.c.kernel))
         goto done;
     struct trace_kernel *k = tf->kernels[r.c.kernel];
+    uint64_t limit = cli_insts_limit(&r.c);
+    if (cli_check_insts(r.c.pos, r.c.kernel, k, limit))
+        goto done;
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
     engine_occ_launch(l, -1, &ol);
@@ -195,8 +257,6 @@ int cli_saturate(int argc, char **argv)
         fprintf(stderr, "smsim: %s: %s\n", r.c.pos, err);
         goto done;
     }
-    trace_close(tf);
-    tf = NULL;
 
     if (r.c.plot && study_run_gnuplot("", 0, err)) {
         fprintf(stderr, "%s\n", err);
@@ -213,8 +273,9 @@ int cli_saturate(int argc, char **argv)
         if (!(var.values[var.nvalues++] = strdup(buf)))
             goto nomem;
     }
+    /* every point has the traced launch: checked above (max_insts 0 here) */
     struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, &var, 1,
-                            r.c.seed, -1, 0 };
+                            r.c.seed, -1, r.c.max_cycles, 0, tf };
     if (study_run(&p, r.c.jobs, r.progress || isatty(2), &t, err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
@@ -382,46 +443,13 @@ int cli_saturate(int argc, char **argv)
     if (fclose(f))
         goto nomem;
 
-    if (r.c.plot) {
-        FILE *g = open_memstream(&gp, &gplen);
-        if (!g)
-            goto nomem;
-        size_t pn = strlen(r.c.plot);
-        fputs(!strcmp(r.c.plot + pn - 4, ".svg")
-                  ? "set terminal svg size 800,500 dynamic font 'sans,12' background rgb 'white'\n"
-                  : "set terminal pngcairo size 1000,625 font 'sans,11'\n", g);
-        fprintf(g, "set output '%s'\n", r.c.plot);
-        fprintf(g, "set title 'saturate: %s on %s' noenhanced\n", t.kernel_name, a.name);
-        fprintf(g, "set xlabel 'resident warps per SM'\nset ylabel '%s' noenhanced\n", r.metric);
-        fputs("set grid\nset key outside bottom center horizontal noenhanced\n"
-              "set yrange [0:*]\nset xrange [0:*]\n", g);
-        fprintf(g, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 lc rgb 'gray40'\n",
-                sat_w, sat_w);
-        fputs("$d << EOD\n", g);
-        for (int i = 0; i < bmax; i++) {
-            char bx[REPORT_NUM_MAX], byy[REPORT_NUM_MAX];
-            report_format_number(bx, x[i]);
-            report_format_number(byy, y[i]);
-            fprintf(g, "%s %s\n", bx, byy);
-        }
-        fputs("EOD\n", g);
-        fprintf(g, "plot $d using 1:2 with linespoints pt 7 title 'simulated'");
-        if (s.roof_ok)
-            fprintf(g, ", \\\n  (x < %.17g ? %.17g * x : %.17g) with lines dt 2 title "
-                       "'min(a x, p) fit'", s.roof_knee, s.roof_a, s.roof_p);
-        if (s.mm_ok)
-            fprintf(g, ", \\\n  %.17g * x / (x + %.17g) with lines dt 3 title 'p x/(x+k) fit'",
-                    s.mm_p, s.mm_k);
-        fprintf(g, ", \\\n  NaN with lines dt 2 lc rgb 'gray40' title 'saturation (%g warps)'\n",
-                sat_w);
-        if (fclose(g))
-            goto nomem;
-        if (study_run_gnuplot(gp, gplen, err)) {
-            fprintf(stderr, "%s\n", err);
-            goto done;
-        }
-    }
+    /* with -o the report first: a failed plot keeps it (cli_study_output) */
+    struct sat_plot sp = { &r, &t, &a, x, y, bmax, &s, sat_w };
+    if (r.c.plot && !r.c.out && (rc = cli_plot(r.c.plot, render_sat_plot, &sp)))
+        goto done;
     rc = cli_write_out(r.c.out, rep, replen, "report");
+    if (!rc && r.c.plot && r.c.out)
+        rc = cli_plot(r.c.plot, render_sat_plot, &sp);
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -434,7 +462,6 @@ done:
     free(x);
     free(y);
     free(rep);
-    free(gp);
     free(r.c.ov);
     return rc;
 }

@@ -45,6 +45,9 @@ static const char sweep_help[] =
     "  --seed N               RNG seed (default 1)\n"
     "  --carveout PCT         preferred shared-memory carveout 0..100\n"
     "  --max-cycles N         stop a point's kernel after N cycles (an error)\n"
+    "  --max-insts N          refuse a point of more than N warp-instructions, counted\n"
+    "                         before the run (default 10^11 unless --max-cycles is\n"
+    "                         given; 0 = no limit)\n"
     "  -o FILE                write the table to FILE instead of stdout\n"
     "  --emit-jobs FILE       do not simulate: write one smsim command per point to\n"
     "                         FILE and DIR/manifest.json (for GNU parallel, xargs -P,\n"
@@ -79,7 +82,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
                                        CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS |
-                                       CLI_C_JOBS | CLI_C_CARVEOUT | CLI_C_MAXCYC,
+                                       CLI_C_JOBS | CLI_C_CARVEOUT | CLI_C_MAXCYC |
+                                       CLI_C_MAXINSTS,
                                 .usage = sweep_help, .formats = formats, .pos_name = "trace",
                                 .seed = 1, .kernel = -1, .format = REPORT_CSV,
                                 .carveout = -1, .jobs = cli_default_jobs() };
@@ -87,7 +91,7 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
     static const char *const known[] = {
         "--config", "--format", "--set", "--vary", "--plot", "--plot-metric", "--jobs",
         "--kernel", "--seed", "--carveout", "--max-cycles", "-o", "--emit-jobs",
-        "--job-dir", NULL
+        "--job-dir", "--max-insts", NULL
     };
     static const char *const flags[] = { "--progress", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
@@ -149,25 +153,26 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
     return 0;
 }
 
-/* Resolve --kernel against the trace: 0, or 1 after a one-line message. */
-static int resolve_kernel(const char *trace, int *kernel)
+/* The plot of a table (cli_plot's render). */
+struct table_plot {
+    const struct study_table *t;  /* the table                  */
+    const char *const *ys;        /* metrics drawn              */
+    int ny;                       /* their count                */
+};
+
+static int render_table_plot(FILE *f, const char *out, void *ud)
 {
-    char err[TRACE_ERR_MAX];
-    struct trace_file *tf = trace_open(trace, err);
-    if (!tf) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    int n = tf->nkernels;
-    trace_close(tf);
-    return cli_pick_kernel(trace, n, kernel);
+    const struct table_plot *tp = ud;
+    char title[300];
+    snprintf(title, sizeof title, "%s on %s", tp->t->kernel_name, tp->t->config_name);
+    return study_write_gnuplot(f, tp->t, out, title, tp->ys, tp->ny);
 }
 
 int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
                      const char *const *ys, int ny)
 {
-    char *buf = NULL, *gp = NULL;
-    size_t len = 0, gplen = 0;
+    char *buf = NULL;
+    size_t len = 0;
     int rc = 2;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
@@ -175,7 +180,7 @@ int cli_study_output(const struct study_table *t, int json, const char *out, con
     int werr = json ? study_write_json(f, t) : study_write_csv(f, t);
     if (fclose(f) || werr)
         goto nomem;
-    if (plot) {
+    if (plot)
         for (int i = 0; i < ny; i++)
             if (study_table_metric(t, ys[i]) < 0) {
                 fprintf(stderr, "smsim: --plot-metric '%s': no such metric in the table\n",
@@ -183,28 +188,20 @@ int cli_study_output(const struct study_table *t, int json, const char *out, con
                 rc = 1;
                 goto done;
             }
-        char title[300];
-        snprintf(title, sizeof title, "%s on %s", t->kernel_name, t->config_name);
-        FILE *g = open_memstream(&gp, &gplen);
-        if (!g)
-            goto nomem;
-        int e = study_write_gnuplot(g, t, plot, title, ys, ny);
-        if (fclose(g) || e)
-            goto nomem;
-        char err[STUDY_ERR_MAX];
-        if (study_run_gnuplot(gp, gplen, err)) {
-            fprintf(stderr, "%s\n", err);
-            rc = 1;
-            goto done;
-        }
-    }
+    /* with -o the table first: a plot that fails (gnuplot's message is
+     * shown) leaves the table written, not lost with it; on stdout the
+     * plot first, so that an error leaves stdout empty */
+    struct table_plot tp = { t, ys, ny };
+    if (plot && !out && (rc = cli_plot(plot, render_table_plot, &tp)))
+        goto done;
     rc = cli_write_out(out, buf, len, "table");
+    if (!rc && plot && out)
+        rc = cli_plot(plot, render_table_plot, &tp);
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
 done:
     free(buf);
-    free(gp);
     return rc;
 }
 
@@ -226,9 +223,9 @@ static void sh_word(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* --emit-jobs: FILE gets one command per point, DIR/manifest.json the
- * table's shape (docs/studies.md). */
-static int emit_jobs(const struct sweep_args *r, const struct study_plan *p)
+/* --emit-jobs: FILE gets one command per point, DIR/manifest.json (mpath)
+ * the table's shape (docs/studies.md); both appear, or neither. */
+static int emit_jobs(const struct sweep_args *r, const struct study_plan *p, const char *mpath)
 {
     long np = study_npoints(p->vars, p->nvars);
     int launch_shape = 0; /* a launch key smsim's run command cannot express */
@@ -242,10 +239,6 @@ static int emit_jobs(const struct sweep_args *r, const struct study_plan *p)
         snprintf(self, sizeof self, "smsim");
     else
         self[sl] = '\0';
-    if (mkdir(r->jobdir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "smsim: cannot create --job-dir '%s': %s\n", r->jobdir, strerror(errno));
-        return 1;
-    }
     char *jb = NULL, *mb = NULL;
     size_t jl = 0, ml = 0;
     FILE *j = open_memstream(&jb, &jl);
@@ -287,6 +280,8 @@ static int emit_jobs(const struct sweep_args *r, const struct study_plan *p)
             fprintf(j, " --carveout %d", p->carveout_pct);
         if (p->max_cycles)
             fprintf(j, " --max-cycles %llu", (unsigned long long)p->max_cycles);
+        if (r->c.max_insts_given)
+            fprintf(j, " --max-insts %llu", (unsigned long long)r->c.max_insts);
         for (int i = 0; i < p->nbase; i++) {
             fputs(" --set ", j);
             sh_word(j, p->base[i].text);
@@ -322,11 +317,17 @@ static int emit_jobs(const struct sweep_args *r, const struct study_plan *p)
     if (bad) {
         fputs("smsim: out of memory\n", stderr);
     } else {
-        char mpath[4200];
-        snprintf(mpath, sizeof mpath, "%s/manifest.json", r->jobdir);
-        rc = cli_write_file(mpath, mb, ml);
-        if (!rc)
-            rc = cli_write_file(r->emit, jb, jl);
+        struct cli_out mo, jo;
+        rc = 1;
+        if (!cli_out_begin(&mo, mpath, mb, ml)) {
+            if (cli_out_begin(&jo, r->emit, jb, jl)) {
+                cli_out_abort(&mo);
+            } else if (cli_out_commit(&mo)) {
+                cli_out_abort(&jo);
+            } else {
+                rc = cli_out_commit(&jo);
+            }
+        }
     }
     free(jb);
     free(mb);
@@ -342,40 +343,57 @@ int cli_sweep(int argc, char **argv)
         return rc == 3 ? 0 : rc;
     }
     rc = 1;
-    if (resolve_kernel(r.c.pos, &r.c.kernel))
-        goto done;
-    struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, r.vars, r.nvars,
-                            r.c.seed, r.c.carveout, r.c.max_cycles };
+    struct trace_file *tf = NULL;
     char err[STUDY_ERR_MAX];
     if (study_npoints(r.vars, r.nvars) < 0) {
         fprintf(stderr, "smsim: the sweep has more than %d points\n", STUDY_MAX_POINTS);
         goto done;
     }
+    /* the trace is read once (a pipe or "-" can be read only once) */
+    char terr[TRACE_ERR_MAX];
+    tf = trace_open(r.c.pos, terr);
+    if (!tf) {
+        fprintf(stderr, "%s\n", terr);
+        goto done;
+    }
+    if (cli_pick_kernel(r.c.pos, tf->nkernels, &r.c.kernel))
+        goto done;
+    struct study_plan p = { r.c.config, r.c.pos, r.c.kernel, r.c.ov, r.c.nov, r.vars, r.nvars,
+                            r.c.seed, r.c.carveout, r.c.max_cycles, cli_insts_limit(&r.c), tf };
+    const char *const ins[][2] = { { "input trace", r.c.pos }, { "configuration", r.c.config } };
     if (r.emit) {
         /* validate every point before writing a job */
-        char terr[TRACE_ERR_MAX];
-        struct trace_file *tf = trace_open(r.c.pos, terr);
-        if (!tf) {
-            fprintf(stderr, "%s\n", terr);
-            goto done;
-        }
-        struct tr_launch traced = tf->kernels[r.c.kernel]->launch;
-        trace_close(tf);
         struct study_point pt;
         for (long i = 0; i < study_npoints(r.vars, r.nvars); i++)
-            if (study_point_prepare(&p, &traced, i, &pt, err)) {
+            if (study_point_prepare(&p, &tf->kernels[r.c.kernel]->launch, i, &pt, err)) {
                 fprintf(stderr, "%s\n", err);
                 goto done;
             }
-        rc = emit_jobs(&r, &p);
-        goto done;
-    }
-    if (r.c.plot) {
-        /* fail before simulating when the plot cannot be drawn */
-        if (study_run_gnuplot("", 0, err)) {
-            fprintf(stderr, "%s\n", err);
+        const char *const jobs[][2] = { { "--emit-jobs", r.emit } };
+        if (cli_check_outputs(jobs, 1, ins, 2))
+            goto done;
+        if (mkdir(r.jobdir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "smsim: cannot create --job-dir '%s': %s\n", r.jobdir,
+                    strerror(errno));
             goto done;
         }
+        char mpath[4200];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", r.jobdir);
+        const char *const outs[][2] = { { "--emit-jobs", r.emit },
+                                        { "--job-dir's manifest", mpath } };
+        if (cli_check_outputs(outs, 2, ins, 2))
+            goto done;
+        rc = emit_jobs(&r, &p, mpath);
+        goto done;
+    }
+    /* every output is checked before a run that may take hours */
+    const char *const outs[][2] = { { "-o", r.c.out }, { "--plot", r.c.plot } };
+    if (cli_check_outputs(outs, 2, ins, 2))
+        goto done;
+    if (r.c.plot && study_run_gnuplot("", 0, err)) {
+        /* fail before simulating when the plot cannot be drawn */
+        fprintf(stderr, "%s\n", err);
+        goto done;
     }
     struct study_table t;
     int progress = r.progress || isatty(2);
@@ -386,6 +404,8 @@ int cli_sweep(int argc, char **argv)
     rc = cli_study_output(&t, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys, r.ny);
     study_table_free(&t);
 done:
+    if (tf)
+        trace_close(tf);
     free_args(&r);
     return rc;
 }

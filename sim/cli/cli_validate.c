@@ -35,7 +35,8 @@ static const char val_help[] =
     "  --jobs N               launches simulated in parallel (default: online CPUs)\n"
     "  --case REGEX           only cases whose name matches (POSIX extended regex)\n"
     "  --max-insts N          skip (and report as skipped) launches of more than N\n"
-    "                         warp-instructions (default 0 = none)\n"
+    "                         warp-instructions (default 10^11, as every subcommand\n"
+    "                         that simulates; 0 = none)\n"
     "  --thresholds FILE      check accuracy limits (validate/thresholds.tsv); exit 3 and\n"
     "                         one line per failed limit on stderr when one is not met\n"
     "  --carveout PCT         preferred shared-memory carveout (default 100, as the\n"
@@ -69,6 +70,7 @@ static int parse_args(int argc, char **argv, struct val_args *r)
     r->o.carveout_pct = 100;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     r->o.jobs = ncpu > 0 ? (int)(ncpu > 256 ? 256 : ncpu) : 1;
+    r->o.max_insts = study_insts_limit(0, 0, 0);
     static const char *const known[] = {
         "--config", "--manifest", "--format", "--plot", "--plot-metric", "--jobs",
         "--case", "--max-insts", "--thresholds", "--carveout", "--set", "--seed", "-o", NULL
@@ -132,6 +134,19 @@ static int parse_args(int argc, char **argv, struct val_args *r)
     return 0;
 }
 
+/* The plot of a validation (cli_plot's render). */
+struct val_plot {
+    const struct val_manifest *m;  /* the launches     */
+    const struct val_result *r;    /* their results    */
+    int metric;                    /* --plot-metric    */
+};
+
+static int render_val_plot(FILE *f, const char *out, void *ud)
+{
+    const struct val_plot *vp = ud;
+    return val_write_gnuplot(f, vp->m, vp->r, vp->metric, out);
+}
+
 int cli_validate(int argc, char **argv)
 {
     struct val_args a;
@@ -143,21 +158,26 @@ int cli_validate(int argc, char **argv)
     struct val_manifest m;
     struct val_result r;
     char err[STUDY_ERR_MAX];
-    char *rep = NULL, *gp = NULL;
-    size_t replen = 0, gplen = 0;
+    char *rep = NULL;
+    size_t replen = 0;
     int have_m = 0, have_r = 0;
     rc = 1;
-    const char *const outs[][2] = { { "-o", a.c.out } };
-    const char *const ins[][2] = { { "manifest", a.manifest } };
-    if (cli_check_outputs(outs, 1, ins, 1))
+    const char *const outs[][2] = { { "-o", a.c.out }, { "--plot", a.c.plot } };
+    const char *const ins[][2] = { { "manifest", a.manifest }, { "thresholds", a.thresholds } };
+    if (cli_check_outputs(outs, 2, ins, 2))
         goto done;
+    if (a.c.plot && study_run_gnuplot("", 0, err)) {
+        /* fail before simulating when the plot cannot be drawn */
+        cli_error("%s\n", err);
+        goto done;
+    }
     if (val_manifest_load(a.manifest, &m, err)) {
-        fprintf(stderr, "%s\n", err);
+        cli_error("%s\n", err);
         goto done;
     }
     have_m = 1;
     if (val_run(&m, &a.o, &r, err)) {
-        fprintf(stderr, "%s\n", err);
+        cli_error("%s\n", err);
         goto done;
     }
     have_r = 1;
@@ -168,14 +188,6 @@ int cli_validate(int argc, char **argv)
     int werr = a.c.format == REPORT_JSON ? val_write_json(f, &m, &r) : val_write_text(f, &m, &r);
     if (fclose(f) || werr)
         goto nomem;
-    if (a.c.plot) {
-        FILE *g = open_memstream(&gp, &gplen);
-        if (!g)
-            goto nomem;
-        int e = val_write_gnuplot(g, &m, &r, a.plot_metric, a.c.plot);
-        if (fclose(g) || e)
-            goto nomem;
-    }
     /* the threshold check, before printing: its own file errors come first */
     char *fails = NULL;
     size_t failslen = 0;
@@ -188,18 +200,20 @@ int cli_validate(int argc, char **argv)
         fclose(t);
         if (nfail < 0) {
             free(fails);
-            fprintf(stderr, "%s\n", err);
+            cli_error("%s\n", err);
             rc = 1;
             goto done;
         }
     }
-    if (gp && study_run_gnuplot(gp, gplen, err)) {
+    /* with -o the report first: a failed plot keeps it (cli_study_output) */
+    struct val_plot vp = { &m, &r, a.plot_metric };
+    if (a.c.plot && !a.c.out && (rc = cli_plot(a.c.plot, render_val_plot, &vp))) {
         free(fails);
-        fprintf(stderr, "%s\n", err);
-        rc = 1;
         goto done;
     }
     rc = cli_write_out(a.c.out, rep, replen, "report");
+    if (!rc && a.c.plot && a.c.out)
+        rc = cli_plot(a.c.plot, render_val_plot, &vp);
     if (nfail > 0) {
         fwrite(fails, 1, failslen, stderr);
         if (rc == 0)
@@ -212,7 +226,6 @@ nomem:
     rc = 2;
 done:
     free(rep);
-    free(gp);
     if (have_r)
         val_result_free(&r);
     if (have_m)

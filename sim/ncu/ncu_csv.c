@@ -12,9 +12,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "arch/arch.h"
 #include "ncu/ncu_csv.h"
 
 /* --- one CSV record ------------------------------------------------------ */
@@ -155,10 +157,14 @@ static int next_record(struct lexer *lx, struct record *r, char err[NCU_ERR_MAX]
                 lx->at++;
             if (lx->at < lx->len && lx->s[lx->at] != ',' && lx->s[lx->at] != '\n') {
                 free(buf);
+                /* a NUL byte would end the message: written as the escape shows it */
+                char c[5] = { lx->s[lx->at], '\0' };
+                if (!c[0])
+                    memcpy(c, "\\x00", 5);
                 snprintf(err, NCU_ERR_MAX,
-                         "%s:%d:%d: unexpected '%c' after a quoted field (expected ',' or the "
+                         "%s:%d:%d: unexpected '%s' after a quoted field (expected ',' or the "
                          "end of the line)",
-                         lx->path, lx->line, (int)(lx->at - lx->bol) + 1, lx->s[lx->at]);
+                         lx->path, lx->line, (int)(lx->at - lx->bol) + 1, c);
                 return -1;
             }
         } else {
@@ -303,13 +309,14 @@ double ncu_unit_scale(const char *unit, char base[64])
     return 1.0;
 }
 
-/* Copy s for a message: a quoted CSV field may hold line breaks, and an error
- * is one line, so control characters become '?' (at most 80 characters). */
+/* Copy s for a message, at most 80 bytes.  A quoted CSV field may hold line
+ * breaks or terminal escapes, and an error is one line: every message leaves
+ * this file through arch_msg_escape(), which shows them as \xHH. */
 static void msg_text(char *out, size_t n, const char *s)
 {
     size_t i = 0;
     for (; s[i] && i + 1 < n && i < 80; i++)
-        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+        out[i] = s[i];
     out[i] = '\0';
 }
 
@@ -373,9 +380,7 @@ void ncu_table_free(struct ncu_table *t)
         if (t->units)
             free(t->units[i]);
     }
-    if (t->cells)
-        for (long i = 0; i < (long)t->nrows * t->ncols; i++)
-            free(t->cells[i]);
+    free(t->text);
     free(t->names);
     free(t->units);
     free(t->cells);
@@ -397,7 +402,8 @@ const char *ncu_cell(const struct ncu_table *t, int row, int col)
 {
     if (row < 0 || row >= t->nrows || col < 0 || col >= t->ncols)
         return NULL;
-    return t->cells[(long)row * t->ncols + col];
+    size_t at = t->cells[(long)row * t->ncols + col];
+    return at ? t->text + at - 1 : NULL;
 }
 
 int ncu_row_by_id(const struct ncu_table *t, const char *id)
@@ -416,23 +422,31 @@ int ncu_row_by_id(const struct ncu_table *t, const char *id)
 /* Grow the row storage to hold `rows` rows of the current width. */
 static int grow_rows(struct ncu_table *t, int rows)
 {
-    size_t n = (size_t)rows * (size_t)t->ncols;
-    char **c = realloc(t->cells, (n + 1) * sizeof *c);
-    if (!c)
-        return -1;
-    t->cells = c;
-    int *l = realloc(t->line, (n + 1) * sizeof *l);
-    if (!l)
-        return -1;
-    t->line = l;
-    int *k = realloc(t->col, (n + 1) * sizeof *k);
-    if (!k)
-        return -1;
-    t->col = k;
-    for (size_t i = (size_t)t->nrows * (size_t)t->ncols; i < n; i++) {
-        t->cells[i] = NULL;
-        t->line[i] = 0;
-        t->col[i] = 0;
+    /* capacity doubles: one realloc per row copied the table each time,
+     * quadratic in the rows wherever realloc copies (a sanitizer build) */
+    if (rows > t->rowcap) {
+        int cap = t->rowcap > 8 ? t->rowcap : 8;
+        while (cap < rows)
+            cap = cap > INT32_MAX / 2 ? rows : cap * 2;
+        size_t n = (size_t)cap * (size_t)t->ncols;
+        size_t *c = realloc(t->cells, (n + 1) * sizeof *c);
+        if (!c)
+            return -1;
+        t->cells = c;
+        int *l = realloc(t->line, (n + 1) * sizeof *l);
+        if (!l)
+            return -1;
+        t->line = l;
+        int *k = realloc(t->col, (n + 1) * sizeof *k);
+        if (!k)
+            return -1;
+        t->col = k;
+        for (size_t i = (size_t)t->rowcap * (size_t)t->ncols; i < n; i++) {
+            t->cells[i] = 0;
+            t->line[i] = 0;
+            t->col[i] = 0;
+        }
+        t->rowcap = cap;
     }
     t->nrows = rows;
     return 0;
@@ -451,7 +465,7 @@ static int add_col(struct ncu_table *t, const char *name, const char *unit)
         return -1;
     t->units = units;
     size_t n = (size_t)t->nrows * (size_t)nc;
-    char **cells = malloc((n + 1) * sizeof *cells);
+    size_t *cells = malloc((n + 1) * sizeof *cells);
     int *line = malloc((n + 1) * sizeof *line);
     int *col = malloc((n + 1) * sizeof *col);
     char *nm = strdup(name), *un = strdup(unit);
@@ -469,7 +483,7 @@ static int add_col(struct ncu_table *t, const char *name, const char *unit)
             line[(size_t)r * nc + c] = t->line[(size_t)r * t->ncols + c];
             col[(size_t)r * nc + c] = t->col[(size_t)r * t->ncols + c];
         }
-        cells[(size_t)r * nc + t->ncols] = NULL;
+        cells[(size_t)r * nc + t->ncols] = 0;
         line[(size_t)r * nc + t->ncols] = 0;
         col[(size_t)r * nc + t->ncols] = 0;
     }
@@ -482,6 +496,7 @@ static int add_col(struct ncu_table *t, const char *name, const char *unit)
     t->names[t->ncols] = nm;
     t->units[t->ncols] = un;
     t->ncols = nc;
+    t->rowcap = t->nrows; /* the arrays hold exactly the rows now */
     return nc - 1;
 }
 
@@ -540,15 +555,29 @@ static int find_field(const struct record *r, const char *name)
     return -1;
 }
 
-/* Move field i's text into cell (row, col). */
-static void put_cell(struct ncu_table *t, int row, int col, struct record *r, int i)
+/* Copy field i's text into cell (row, col): appended to the table's text
+ * block (a cell set again keeps its old bytes unused: the details page sets
+ * each cell at most once, so nothing accumulates).  0, or -1 out of memory. */
+static int put_cell(struct ncu_table *t, int row, int col, const struct record *r, int i)
 {
     size_t k = (size_t)row * t->ncols + col;
-    free(t->cells[k]);
-    t->cells[k] = r->f[i].text;
-    r->f[i].text = NULL;
+    size_t n = strlen(r->f[i].text) + 1;
+    if (t->ntext + n > t->captext) {
+        size_t cap = t->captext ? t->captext : 1 << 16;
+        while (cap < t->ntext + n)
+            cap *= 2;
+        char *g = realloc(t->text, cap);
+        if (!g)
+            return -1;
+        t->text = g;
+        t->captext = cap;
+    }
+    memcpy(t->text + t->ntext, r->f[i].text, n);
+    t->cells[k] = t->ntext + 1;
+    t->ntext += n;
     t->line[k] = r->line;
     t->col[k] = r->f[i].col;
+    return 0;
 }
 
 /* A name or ID with where it was, for duplicate checks by sorting (a
@@ -615,7 +644,7 @@ static int check_dup_ids(struct lexer *lx, const struct ncu_table *t, char err[N
     for (int r = 0; r < t->nrows; r++) {
         size_t k = (size_t)r * t->ncols + c;
         if (t->cells[k])
-            keys[n] = (struct key){ t->cells[k], t->line[k], t->col[k], r }, n++;
+            keys[n] = (struct key){ ncu_cell(t, r, c), t->line[k], t->col[k], r }, n++;
     }
     int first, d = find_dup(keys, n, &first);
     if (d >= 0) {
@@ -669,7 +698,8 @@ static int parse_raw(struct lexer *lx, struct record *r, struct ncu_table *t,
         for (int i = 0; i < r->n; i++) {
             if (!strcmp(r->f[i].text, ""))
                 continue; /* an empty cell is no value */
-            put_cell(t, row, i, r, i);
+            if (put_cell(t, row, i, r, i))
+                goto nomem;
         }
     }
     if (rc < 0 || check_dup_ids(lx, t, err))
@@ -721,7 +751,7 @@ static int parse_details(struct lexer *lx, struct record *r, struct ncu_table *t
     for (int i = 0; i < nlaunch; i++)
         if (add_col(t, r->f[i].text, "") < 0)
             goto nomem;
-    char **ids = NULL; /* ID of each row, borrowed from the cells */
+    int last = -1; /* the row of the previous record: a launch's rows are consecutive */
     int rc;
     while ((rc = next_record(lx, r, err)) == 1) {
         if (r->n != hn) {
@@ -729,51 +759,47 @@ static int parse_details(struct lexer *lx, struct record *r, struct ncu_table *t
                      "%s:%d:%d: %d field%s, but the header (line %d) has %d columns", lx->path,
                      r->line, r->n > hn ? r->f[hn].col : 1, r->n, r->n == 1 ? "" : "s",
                      hdr_line, hn);
-            free(ids);
             return -1;
         }
         const char *id = r->f[c_id].text;
         int row = -1;
-        for (int k = 0; k < t->nrows; k++)
-            if (!strcmp(ids[k], id))
+        if (last >= 0 && !strcmp(ncu_cell(t, last, c_id), id))
+            row = last;
+        for (int k = 0; row < 0 && k < t->nrows; k++)
+            if (!strcmp(ncu_cell(t, k, c_id), id))
                 row = k;
         if (row < 0) {
             row = t->nrows;
             if (grow_rows(t, row + 1))
-                goto nomem_ids;
+                goto nomem;
             for (int i = 0; i < nlaunch; i++)
-                put_cell(t, row, i, r, i);
-            char **g = realloc(ids, (size_t)t->nrows * sizeof *g);
-            if (!g)
-                goto nomem_ids;
-            ids = g;
-            ids[row] = t->cells[(size_t)row * t->ncols + c_id];
+                if (put_cell(t, row, i, r, i))
+                    goto nomem;
         }
+        last = row;
         const char *metric = label_metric(r->f[c_name].text);
         int col = ncu_col(t, metric);
         if (col < 0) {
             col = add_col(t, metric, r->f[c_unit].text);
             if (col < 0)
-                goto nomem_ids;
-            for (int k = 0; k < t->nrows; k++)
-                ids[k] = t->cells[(size_t)k * t->ncols + c_id];
+                goto nomem;
         }
         size_t have = (size_t)row * t->ncols + col;
-        if (strcmp(r->f[c_value].text, "") && t->cells[have] &&
-            strcmp(t->cells[have], r->f[c_value].text) && !strcmp(r->f[c_unit].text, t->units[col])) {
+        const char *old = ncu_cell(t, row, col);
+        if (strcmp(r->f[c_value].text, "") && old && strcmp(old, r->f[c_value].text) &&
+            !strcmp(r->f[c_unit].text, t->units[col])) {
             /* a label shown by two sections has the same value in each; two
              * values for one launch leave no way to tell which is meant */
-            char name[96];
+            char name[96], idt[96];
             msg_text(name, sizeof name, metric);
+            msg_text(idt, sizeof idt, ncu_cell(t, row, c_id));
             snprintf(err, NCU_ERR_MAX,
                      "%s:%d:%d: duplicate metric '%s' for ID %s with another value (first at "
                      "line %d)",
-                     lx->path, r->line, r->f[c_value].col, name, t->cells[(size_t)row * t->ncols + c_id],
-                     t->line[have]);
-            free(ids);
+                     lx->path, r->line, r->f[c_value].col, name, idt, t->line[have]);
             return -1;
         }
-        if (t->cells[have])
+        if (old)
             continue; /* a label shown by two sections: the first one counts */
         if (strcmp(r->f[c_value].text, "")) {
             /* a unit other than the column's (a scaled one): keep the value in
@@ -787,17 +813,15 @@ static int parse_details(struct lexer *lx, struct record *r, struct ncu_table *t
                 snprintf(num, sizeof num, "%.17g", v * f1 / f2);
                 char *dup = strdup(num);
                 if (!dup)
-                    goto nomem_ids;
+                    goto nomem;
                 free(r->f[c_value].text);
                 r->f[c_value].text = dup;
             }
-            put_cell(t, row, col, r, c_value);
+            if (put_cell(t, row, col, r, c_value))
+                goto nomem;
         }
     }
-    free(ids);
     return rc < 0 ? -1 : 0;
-nomem_ids:
-    free(ids);
 nomem:
     snprintf(err, NCU_ERR_MAX, "%s: out of memory", lx->path);
     return -1;
@@ -843,6 +867,7 @@ int ncu_csv_parse(const char *text, size_t len, const char *path, struct ncu_tab
     free(r.f);
     if (rc < 0) {
         ncu_table_free(t);
+        arch_msg_escape(err, NCU_ERR_MAX);
         return -1;
     }
     return 0;
@@ -854,6 +879,7 @@ int ncu_csv_load(const char *path, struct ncu_table *t, char err[NCU_ERR_MAX])
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, NCU_ERR_MAX, "%s: cannot open: %s", path, strerror(errno));
+        arch_msg_escape(err, NCU_ERR_MAX);
         return -1;
     }
     char *buf = NULL;
@@ -880,6 +906,7 @@ int ncu_csv_load(const char *path, struct ncu_table *t, char err[NCU_ERR_MAX])
     if (bad) {
         free(buf);
         snprintf(err, NCU_ERR_MAX, "%s: read error: %s", path, strerror(bad));
+        arch_msg_escape(err, NCU_ERR_MAX);
         return -1;
     }
     buf[len] = '\0';
@@ -901,6 +928,7 @@ int ncu_value(const struct ncu_table *t, int row, int col, double *v, char err[N
         msg_text(text, sizeof text, s);
         snprintf(err, NCU_ERR_MAX, "%s:%d:%d: %s: '%s' is not a number", t->path, t->line[k],
                  t->col[k], name, text);
+        arch_msg_escape(err, NCU_ERR_MAX);
         return -1;
     }
     if (!ncu_unit_known(t->units[col])) {
@@ -911,6 +939,7 @@ int ncu_value(const struct ncu_table *t, int row, int col, double *v, char err[N
         msg_text(unit, sizeof unit, t->units[col]);
         snprintf(err, NCU_ERR_MAX, "%s:%d:%d: %s: unknown unit '%s' (smsim cannot scale it)",
                  t->path, t->line[k], t->col[k], name, unit);
+        arch_msg_escape(err, NCU_ERR_MAX);
         return -1;
     }
     char base[64];

@@ -31,7 +31,13 @@ struct ncu_table {
     char **names;        /* [ncols] column names: "ID", ..., metric names (owned)  */
     char **units;        /* [ncols] units as written, "" when none (owned)         */
     int nrows;           /* launches                                               */
-    char **cells;        /* [nrows * ncols] cell text, NULL when absent (owned)    */
+    int rowcap;          /* rows the cells/line/col arrays have room for            */
+    char *text;          /* every cell's text, NUL-terminated, back to back (owned):
+                            one block, not one allocation per cell             */
+    size_t ntext;        /* bytes of text in use                                   */
+    size_t captext;      /* bytes allocated                                        */
+    size_t *cells;       /* [nrows * ncols] offset + 1 of the cell's text in text,
+                            0 when absent (read it with ncu_cell)              */
     int *line;           /* [nrows * ncols] source line of each cell (1-based)     */
     int *col;            /* [nrows * ncols] source column of each cell (1-based)   */
 };
@@ -49,7 +55,7 @@ int ncu_col(const struct ncu_table *t, const char *name);
 /* Row whose "ID" cell is `id`, or -1 (IDs are unique: a raw page with a
  * duplicate ID is refused by the parser). */
 int ncu_row_by_id(const struct ncu_table *t, const char *id);
-/* Cell text (NULL when absent). */
+/* Cell text (NULL when absent); valid until the table is freed. */
 const char *ncu_cell(const struct ncu_table *t, int row, int col);
 
 /* A number in ncu's style: optional sign, digits with optional thousands

@@ -52,6 +52,20 @@ long study_npoints(const struct study_var *vars, int nvars);
 /* Value index of each var at point p (idx[nvars]). */
 void study_point_index(const struct study_var *vars, int nvars, long p, int *idx);
 
+/* The instruction limit (--max-insts) of every subcommand that simulates:
+ * a kernel of more than STUDY_MAX_INSTS warp-instructions (about 1.5 hours
+ * at 20 M/s on one core) is refused before it runs, unless --max-insts is
+ * given (0: no limit) or --max-cycles bounds the run instead. */
+#define STUDY_MAX_INSTS UINT64_C(100000000000)
+/* The limit: `value` when --max-insts was given, else 0 (none) when
+ * max_cycles is set, else STUDY_MAX_INSTS. */
+uint64_t study_insts_limit(int given, uint64_t value, uint64_t max_cycles);
+/* 0 when kernel k is within `limit` (tr_kernel_insts_total; 0: none), else
+ * -1 with "kernel 'NAME' executes [at least ]N warp-instructions, more
+ * than LIMIT (give --max-insts N, 0 for no limit, or --max-cycles N)" in
+ * err[n] (N exact, or a lower bound already above the limit). */
+int study_insts_check(struct trace_kernel *k, uint64_t limit, char *err, size_t n);
+
 /* A sweep: everything a point's simulation depends on. */
 struct study_plan {
     const char *config;                /* --config path                              */
@@ -64,6 +78,9 @@ struct study_plan {
     uint64_t seed;                     /* engine_opts.seed                           */
     int carveout_pct;                  /* engine_opts.carveout_pct (-1 = none)       */
     uint64_t max_cycles;               /* engine_opts.max_cycles (0 = unlimited)     */
+    uint64_t max_insts;                /* study_insts_check limit per point (0: none) */
+    struct trace_file *tf;             /* the trace, opened once by the caller (a pipe
+                                          can be read only once), or NULL: opened here */
 };
 
 /* A table of results: one row per point, the varied values then metrics.

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -262,8 +263,13 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
         return -1;
     }
     int fd[2];
+    /* gnuplot's own message (a file it cannot write, a script error) goes
+     * to a temporary file, so the error line can quote it */
+    FILE *log = tmpfile();
     if (pipe(fd)) {
         snprintf(err, STUDY_ERR_MAX, "smsim: cannot run gnuplot: %s", strerror(errno));
+        if (log)
+            fclose(log);
         return -1;
     }
     fflush(stdout);
@@ -272,6 +278,8 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
     if (pid < 0) {
         close(fd[0]);
         close(fd[1]);
+        if (log)
+            fclose(log);
         snprintf(err, STUDY_ERR_MAX, "smsim: cannot run gnuplot: %s", strerror(errno));
         return -1;
     }
@@ -280,10 +288,9 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
         close(fd[0]);
         close(fd[1]);
         int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) {
+        if (devnull >= 0)
             dup2(devnull, 1);
-            dup2(devnull, 2);
-        }
+        dup2(log ? fileno(log) : devnull, 2);
         execlp("gnuplot", "gnuplot", (char *)NULL);
         _exit(127);
     }
@@ -306,9 +313,37 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (off < len || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        snprintf(err, STUDY_ERR_MAX, "smsim: gnuplot failed (exit status %d) drawing the plot",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        /* the last non-blank line gnuplot printed ("line 3: cannot open
+         * file; output not changed"), escaped by the caller's printing */
+        char said[300] = "";
+        if (log) {
+            char tail[4096];
+            long end = (fseek(log, 0, SEEK_END), ftell(log));
+            long from = end > (long)sizeof tail - 1 ? end - (long)sizeof tail + 1 : 0;
+            size_t n = 0;
+            if (end > 0 && !fseek(log, from, SEEK_SET))
+                n = fread(tail, 1, sizeof tail - 1, log);
+            tail[n] = '\0';
+            while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+                tail[--n] = '\0';
+            char *ln = strrchr(tail, '\n');
+            ln = ln ? ln + 1 : tail;
+            while (*ln == ' ' || *ln == '\t')
+                ln++;
+            snprintf(said, sizeof said, "%s%.250s", *ln ? ": " : "", ln);
+        }
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            snprintf(err, STUDY_ERR_MAX, "smsim: gnuplot could not be started");
+        else
+            snprintf(err, STUDY_ERR_MAX,
+                     "smsim: gnuplot failed (exit status %d) drawing the plot%s",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1, said);
+        if (log)
+            fclose(log);
+        arch_msg_escape(err, STUDY_ERR_MAX);
         return -1;
     }
+    if (log)
+        fclose(log);
     return 0;
 }

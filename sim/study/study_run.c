@@ -108,7 +108,38 @@ static void rl_destroy(struct trace_kernel *k)
     (void)k; /* the adapter lives on the caller's stack */
 }
 
-static const struct trace_ops relaunch_ops = { rl_begin, rl_next, rl_end, rl_destroy, rl_count };
+static uint64_t rl_bound(struct trace_kernel *k)
+{
+    const struct relaunch *r = k->impl;
+    return r->inner->ops->warp_bound(r->inner); /* warp g replays one of the inner's */
+}
+
+/* Two tables: the adapter has a bound exactly when the reader has one. */
+static const struct trace_ops relaunch_ops = { rl_begin, rl_next, rl_end, rl_destroy, rl_count,
+                                               rl_bound };
+static const struct trace_ops relaunch_ops_nb = { rl_begin, rl_next, rl_end, rl_destroy,
+                                                  rl_count, NULL };
+
+/* The engine's view of kernel k at a point's launch (rl and w on the
+ * caller's stack). */
+static void relaunch_wrap(struct trace_kernel *k, const struct tr_launch *launch,
+                          struct relaunch *rl, struct trace_kernel *w)
+{
+    *rl = (struct relaunch){ k, tr_warps_per_block(&k->launch), tr_warps_per_block(launch),
+                             tr_grid_blocks(&k->launch) * tr_warps_per_block(&k->launch) };
+    memset(w, 0, sizeof *w);
+    w->ops = k->ops->warp_bound ? &relaunch_ops : &relaunch_ops_nb;
+    w->launch = *launch;
+    w->impl = rl;
+    w->mt_safe = k->mt_safe;
+    /* every warp of a kernel with an exact hint runs the same count */
+    uint64_t h = k->warp_insts_hint, warps = tr_grid_blocks(launch) * rl->new_wpb;
+    if (h && rl->warps) {
+        uint64_t per = h == UINT64_MAX ? UINT64_MAX : h / rl->warps;
+        if (__builtin_mul_overflow(per, warps, &w->warp_insts_hint))
+            w->warp_insts_hint = UINT64_MAX;
+    }
+}
 
 /* Run one point: 0, or -1 with a message in err. */
 static int run_point(const struct study_plan *p, struct trace_kernel *k, long point,
@@ -118,13 +149,10 @@ static int run_point(const struct study_plan *p, struct trace_kernel *k, long po
     struct study_point pt;
     if (study_point_prepare(p, &k->launch, point, &pt, err))
         return -1;
-    struct relaunch rl = { k, tr_warps_per_block(&k->launch), tr_warps_per_block(&pt.launch),
-                           tr_grid_blocks(&k->launch) * tr_warps_per_block(&k->launch) };
+    struct relaunch rl;
     struct trace_kernel wrapped;
-    memset(&wrapped, 0, sizeof wrapped);
-    wrapped.ops = &relaunch_ops;
-    wrapped.launch = pt.launch;
-    wrapped.impl = &rl;
+    relaunch_wrap(k, &pt.launch, &rl, &wrapped);
+    wrapped.mt_safe = 0; /* one engine thread per point, as before */
     struct engine_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.seed = p->seed;
@@ -154,6 +182,8 @@ static int run_point(const struct study_plan *p, struct trace_kernel *k, long po
 
 struct shared {
     const struct study_plan *p;   /* the sweep                                   */
+    struct trace_file *tf;        /* the trace every worker reads (its kernel is
+                                     mt_safe), or NULL: each opens its own       */
     struct study_table *t;        /* results                                     */
     pthread_mutex_t mu;           /* guards everything below                     */
     long next;                    /* next point to take                          */
@@ -183,7 +213,7 @@ static void *worker(void *arg)
 {
     struct shared *s = arg;
     char terr[TRACE_ERR_MAX];
-    struct trace_file *tf = trace_open(s->p->trace, terr);
+    struct trace_file *tf = s->tf ? s->tf : trace_open(s->p->trace, terr);
     for (;;) {
         pthread_mutex_lock(&s->mu);
         long pt = -1;
@@ -216,7 +246,7 @@ static void *worker(void *arg)
             study_progress("sweep", s->done, s->t->npoints);
         pthread_mutex_unlock(&s->mu);
     }
-    if (tf)
+    if (tf && tf != s->tf)
         trace_close(tf);
     return NULL;
 }
@@ -231,25 +261,52 @@ int study_run(const struct study_plan *p, int jobs, int progress, struct study_t
                  STUDY_MAX_POINTS);
         return -1;
     }
-    /* validate every point before simulating any */
+    /* validate every point before simulating any; the trace is read once
+     * here (a pipe can be read only once) unless the caller has it open */
     char terr[TRACE_ERR_MAX];
-    struct trace_file *tf = trace_open(p->trace, terr);
-    if (!tf) {
+    struct trace_file *tf = p->tf, *own = NULL;
+    if (!tf && !(tf = own = trace_open(p->trace, terr))) {
         snprintf(err, STUDY_ERR_MAX, "%s", terr);
         return -1;
     }
     if (p->kernel < 0 || p->kernel >= tf->nkernels) {
         snprintf(err, STUDY_ERR_MAX, "smsim: --kernel %d: the trace has %d kernel%s", p->kernel,
                  tf->nkernels, tf->nkernels == 1 ? "" : "s");
-        trace_close(tf);
+        trace_close(own);
         return -1;
     }
-    struct tr_launch traced = tf->kernels[p->kernel]->launch;
-    trace_close(tf);
+    struct trace_kernel *k = tf->kernels[p->kernel];
+    struct tr_launch traced = k->launch;
     struct study_point pt;
-    for (long i = 0; i < np; i++)
-        if (study_point_prepare(p, &traced, i, &pt, err))
+    int traced_ok = 0; /* the traced launch passed the instruction limit */
+    for (long i = 0; i < np; i++) {
+        if (study_point_prepare(p, &traced, i, &pt, err)) {
+            trace_close(own);
             return -1;
+        }
+        if (!p->max_insts || (traced_ok && !memcmp(&pt.launch, &traced, sizeof traced)))
+            continue;
+        struct relaunch rl;
+        struct trace_kernel w;
+        relaunch_wrap(k, &pt.launch, &rl, &w);
+        char msg[STUDY_ERR_MAX - 400];
+        if (study_insts_check(&w, p->max_insts, msg, sizeof msg)) {
+            char label[300];
+            study_point_label(p->vars, p->nvars, i, label, sizeof label);
+            snprintf(err, STUDY_ERR_MAX, "smsim: sweep point %ld (%s): %s", i, label, msg);
+            trace_close(own);
+            return -1;
+        }
+        if (!memcmp(&pt.launch, &traced, sizeof traced))
+            traced_ok = 1;
+    }
+    /* workers share the open trace when its reader allows it (both
+     * readers do); else each opens its own, which only a file allows */
+    struct trace_file *shared = k->mt_safe ? tf : NULL;
+    if (!shared) {
+        trace_close(own);
+        own = NULL;
+    }
     if (study_table_init(t, p->nvars, np, STATS_METRICS_MAX))
         goto nomem;
     {
@@ -275,6 +332,7 @@ int study_run(const struct study_plan *p, int jobs, int progress, struct study_t
     if (!s)
         goto nomem;
     s->p = p;
+    s->tf = shared;
     s->t = t;
     s->fail = -1;
     s->progress = progress;
@@ -321,10 +379,12 @@ int study_run(const struct study_plan *p, int jobs, int progress, struct study_t
             }
     }
     free(s);
+    trace_close(own);
     if (rc)
         study_table_free(t);
     return rc;
 nomem:
+    trace_close(own);
     study_table_free(t);
     snprintf(err, STUDY_ERR_MAX, "smsim: out of memory");
     return -1;

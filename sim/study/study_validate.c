@@ -308,23 +308,6 @@ static int under_dir(const char *path, const char *dir)
     return !strncmp(path, dir, n) && path[n] == '/';
 }
 
-/* Warp-instructions of a kernel: the reader's hint, else counted per warp. */
-static uint64_t kernel_insts(struct trace_kernel *k)
-{
-    if (k->warp_insts_hint)
-        return k->warp_insts_hint;
-    uint64_t blocks = tr_grid_blocks(&k->launch);
-    uint32_t wpb = tr_warps_per_block(&k->launch);
-    uint64_t sum = 0;
-    for (uint64_t b = 0; b < blocks; b++)
-        for (uint32_t w = 0; w < wpb; w++) {
-            uint64_t c = tr_warp_insts(k, (uint32_t)b, w);
-            if (c != UINT64_MAX)
-                sum += c;
-        }
-    return sum;
-}
-
 /* The measured top stall reasons of a row (largest first, ties by name;
  * "selected" is not a stall and is left out; zeros are not listed). */
 static int measured_top(const struct ncu_table *t, int row, struct val_point *p,
@@ -472,7 +455,12 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
         return -1;
     }
     struct trace_kernel *k = tf->kernels[0];
-    p->insts = kernel_insts(k);
+    /* exact up to the limit (the report lists it); above it, counting
+     * stops as the sum passes the limit */
+    struct tr_total tt;
+    int above = tr_kernel_insts_total(k, o->max_insts, 1, &tt);
+    p->insts = tt.n;
+    p->insts_exact = tt.kind == TR_TOTAL_EXACT;
     const struct tr_launch *l = &k->launch;
     struct occ_launch ol;
     engine_occ_launch(l, o->carveout_pct, &ol);
@@ -510,7 +498,7 @@ static int prepare(const struct val_manifest *m, int mi, const struct val_opts *
         note_add(p, msg);
     }
     trace_close(tf);
-    if (o->max_insts && p->insts > o->max_insts)
+    if (above)
         p->skipped = 1;
     return 0;
 }

@@ -99,7 +99,8 @@ struct val_stall {
 struct val_point {
     int mi;                  /* manifest row                                     */
     int skipped;             /* 1: above max_insts, not simulated                */
-    uint64_t insts;          /* the trace's warp-instructions                    */
+    int insts_exact;         /* 1: insts is exact, 0: a lower bound (skipped)    */
+    uint64_t insts;          /* the trace's warp-instructions (tr_kernel_insts_total) */
     int cap;                 /* engine blocks-per-SM cap used (0: none needed)   */
     int occ_blocks;          /* blocks per SM the occupancy rules give the trace */
     double x;                /* resident warps per scheduler at this residency   */

@@ -205,8 +205,9 @@ int val_write_text(FILE *f, const struct val_manifest *m, const struct val_resul
         fputs("\nSkipped (more warp-instructions than --max-insts):\n", f);
         for (int i = 0; i < r->npoints; i++)
             if (r->p[i].skipped)
-                fprintf(f, "  %s b=%d: %llu warp-instructions\n", m->c[r->p[i].mi].name,
-                        m->c[r->p[i].mi].blocks_per_sm, (unsigned long long)r->p[i].insts);
+                fprintf(f, "  %s b=%d: %s%llu warp-instructions\n", m->c[r->p[i].mi].name,
+                        m->c[r->p[i].mi].blocks_per_sm, r->p[i].insts_exact ? "" : "at least ",
+                        (unsigned long long)r->p[i].insts);
     }
     return ferror(f) ? -1 : 0;
 }

@@ -155,57 +155,50 @@ uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp)
     return n;
 }
 
-uint64_t tr_kernel_insts_floor(struct trace_kernel *k)
+static uint64_t sat_add(uint64_t a, uint64_t b)
 {
-    if (k->warp_insts_hint)
-        return k->warp_insts_hint;
-    uint64_t n;
-    if (__builtin_mul_overflow(tr_grid_blocks(&k->launch),
-                               (uint64_t)tr_warps_per_block(&k->launch), &n))
-        return UINT64_MAX;
-    if (k->ops->warp_count && n) {
-        uint64_t w0 = k->ops->warp_count(k, 0, 0);
-        if (w0 > n)
-            n = w0;
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+int tr_kernel_insts_total(struct trace_kernel *k, uint64_t limit, int exact, struct tr_total *t)
+{
+    uint64_t lim = limit ? limit : UINT64_MAX;
+    uint64_t h = k->warp_insts_hint;
+    if (h) {
+        *t = (struct tr_total){ h, h == UINT64_MAX ? TR_TOTAL_ATLEAST : TR_TOTAL_EXACT };
+        return limit && h > lim;
     }
-    return n;
-}
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
-static int utf8_len(const unsigned char *s)
-{
-    int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-            : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
+    uint64_t blocks = tr_grid_blocks(&k->launch), wpb = tr_warps_per_block(&k->launch), warps;
+    if (__builtin_mul_overflow(blocks, wpb, &warps)) {
+        *t = (struct tr_total){ UINT64_MAX, TR_TOTAL_ATLEAST };
+        return limit != 0;
+    }
+    *t = (struct tr_total){ warps, TR_TOTAL_ATLEAST };
+    if (limit && warps > lim)
+        return 1;
+    /* a reader without a bound (Accel-Sim: a file that lists every
+     * instruction, read to count them) is counted only when asked for */
+    if (!k->ops->warp_count || (!exact && !k->ops->warp_bound))
+        return 0;
+    if (!exact) {
+        uint64_t per = k->ops->warp_bound(k), ub;
+        if (__builtin_mul_overflow(per, warps, &ub))
+            ub = UINT64_MAX;
+        if (ub <= lim && per != UINT64_MAX) {
+            *t = (struct tr_total){ ub, TR_TOTAL_UPPER };
             return 0;
-    return n;
-}
-
-void tr_msg_escape(char *msg, size_t cap)
-{
-    char out[TRACE_ERR_MAX];
-    size_t k = 0, lim = cap < sizeof out ? cap : sizeof out;
-    const unsigned char *s = (const unsigned char *)msg;
-    for (size_t i = 0; s[i];) {
-        int n = s[i] >= 0x80 ? utf8_len(s + i) : 1;
-        /* U+FEFF (a byte-order mark) is invisible: show its bytes */
-        int bom = n == 3 && s[i] == 0xEF && s[i + 1] == 0xBB && s[i + 2] == 0xBF;
-        if (n == 0 || bom || (n == 1 && (s[i] < 0x20 || s[i] == 0x7F))) {
-            int m = bom ? 3 : 1;
-            if (k + 4 * (size_t)m + 1 > lim)
-                break;
-            for (int j = 0; j < m; j++)
-                k += (size_t)snprintf(out + k, 5, "\\x%02x", s[i + j]);
-            i += (size_t)m;
-        } else {
-            if (k + (size_t)n + 1 > lim)
-                break;
-            memcpy(out + k, s + i, (size_t)n);
-            k += (size_t)n;
-            i += (size_t)n;
         }
     }
-    out[k] = '\0';
-    memcpy(msg, out, k + 1);
+    uint64_t sum = 0;
+    for (uint64_t b = 0; b < blocks; b++)
+        for (uint64_t w = 0; w < wpb; w++) {
+            sum = sat_add(sum, k->ops->warp_count(k, (uint32_t)b, (uint32_t)w));
+            if (limit && sum > lim) {
+                int last = b + 1 == blocks && w + 1 == wpb && sum != UINT64_MAX;
+                *t = (struct tr_total){ sum, last ? TR_TOTAL_EXACT : TR_TOTAL_ATLEAST };
+                return 1;
+            }
+        }
+    *t = (struct tr_total){ sum, sum == UINT64_MAX ? TR_TOTAL_ATLEAST : TR_TOTAL_EXACT };
+    return 0;
 }

@@ -206,6 +206,9 @@ struct trace_ops {
      * walking the stream; NULL when the reader cannot tell cheaply (then
      * tr_warp_insts() walks the stream). */
     uint64_t (*warp_count)(struct trace_kernel *k, uint32_t block, uint32_t warp);
+    /* An upper bound of every warp's count, at the cost of about one walk
+     * of the program (not of the warps); NULL when the reader has none. */
+    uint64_t (*warp_bound)(struct trace_kernel *k);
 };
 
 struct trace_kernel {
@@ -292,15 +295,29 @@ uint64_t tr_grid_blocks(const struct tr_launch *l);
  * ops->warp_count when the reader has it, else by walking the stream.
  * Returns UINT64_MAX if (block, warp) is out of range. */
 uint64_t tr_warp_insts(struct trace_kernel *k, uint32_t block, uint32_t warp);
-/* A cheap lower bound of the kernel's warp-instructions, known before the
- * run: the reader's hint when it has one (exact), else the larger of the
- * warp count (every warp executes at least its EXIT) and warp 0's count
- * when the reader counts cheaply.  Saturates at UINT64_MAX. */
-uint64_t tr_kernel_insts_floor(struct trace_kernel *k);
-/* Make a message safe for a terminal, in place (at most cap bytes with the
- * NUL): control bytes, DEL, bytes that are not UTF-8 and the invisible
- * byte-order mark become \xHH, so input bytes such as an escape sequence
- * are shown, not obeyed.  Idempotent. */
-void tr_msg_escape(char *msg, size_t cap);
+/* A kernel's warp-instructions as far as they are known before it runs,
+ * held against a limit (docs/trace-format.md, "Instruction totals"). */
+enum tr_total_kind {
+    TR_TOTAL_EXACT,   /* n is the total                                        */
+    TR_TOTAL_UPPER,   /* the total is at most n (and within the limit)         */
+    TR_TOTAL_ATLEAST  /* the total is at least n (UINT64_MAX: 2^64 or more)    */
+};
+struct tr_total {
+    uint64_t n;       /* the count                                             */
+    int kind;         /* enum tr_total_kind: what n is                         */
+};
+/* 1 when the kernel executes more than `limit` warp-instructions (0: no
+ * limit, never above), else 0; *t says what is known.  In order, each step
+ * only when the ones before did not decide: the reader's exact hint; the
+ * warp count (every warp executes at least its EXIT); the reader's bound
+ * of one warp times the warps, when it is within the limit (a quick yes,
+ * TR_TOTAL_UPPER; skipped when `exact`); the warps counted one by one
+ * (ops->warp_count), stopping as soon as the sum passes the limit.  Above
+ * the limit *t is exact or a lower bound above it, never a guess; the
+ * count by warps costs at most one walk of each warp's program, less than
+ * the run it guards.  A reader without warp_count, or without warp_bound
+ * unless `exact` (the Accel-Sim reader, whose counts read the whole file),
+ * gives the warp count (TR_TOTAL_ATLEAST). */
+int tr_kernel_insts_total(struct trace_kernel *k, uint64_t limit, int exact, struct tr_total *t);
 
 #endif

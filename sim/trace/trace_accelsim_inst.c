@@ -52,7 +52,7 @@ int as_fmt_err(char *dst, const char *path, uint64_t line, size_t col, const cha
     int room = TRACE_ERR_MAX - (int)strlen(msg) - 48;
     snprintf(dst, TRACE_ERR_MAX, "%.*s:%llu:%zu: %s", room > 16 ? room : 16, path,
              (unsigned long long)line, col, msg);
-    tr_msg_escape(dst, TRACE_ERR_MAX);
+    arch_msg_escape(dst, TRACE_ERR_MAX);
     return -1;
 }
 

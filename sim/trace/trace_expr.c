@@ -161,6 +161,220 @@ int64_t tr_expr_eval(const struct tr_expr_op *code, int n, const struct tr_expr_
     return sp > 0 ? st[sp - 1] : 0;
 }
 
+/* ------------------------------------------------------- value bounds */
+
+struct iv {
+    int64_t lo, hi;
+};
+
+static const struct iv IV_FULL = { INT64_MIN, INT64_MAX };
+static const struct iv IV_BOOL = { 0, 1 };
+
+static struct iv iv_pt(int64_t v) { return (struct iv){ v, v }; }
+static int64_t mn(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t mx(int64_t a, int64_t b) { return a > b ? a : b; }
+/* 1: every value is non-zero, 0: every value is 0, -1: either */
+static int iv_truth(struct iv a)
+{
+    if (a.lo == 0 && a.hi == 0)
+        return 0;
+    return a.lo > 0 || a.hi < 0 ? 1 : -1;
+}
+static struct iv iv_known(int t) { return t < 0 ? IV_BOOL : iv_pt(t); }
+static struct iv iv_join(struct iv a, struct iv b)
+{
+    return (struct iv){ mn(a.lo, b.lo), mx(a.hi, b.hi) };
+}
+
+/* The corners of a x b for an operation monotone in each operand on the
+ * box (multiplication; division by a range without 0), or IV_FULL when one
+ * overflows (the evaluator wraps there, to any value). */
+static struct iv iv_corners(int op, struct iv a, struct iv b)
+{
+    int64_t v[4], x[2] = { a.lo, a.hi }, y[2] = { b.lo, b.hi };
+    for (int i = 0; i < 4; i++) {
+        int64_t p = x[i >> 1], q = y[i & 1];
+        if (op == OP_MUL) {
+            if (__builtin_mul_overflow(p, q, &v[i]))
+                return IV_FULL;
+        } else {
+            if (p == INT64_MIN && q == -1)
+                return IV_FULL;
+            v[i] = p / q;
+        }
+    }
+    return (struct iv){ mn(mn(v[0], v[1]), mn(v[2], v[3])), mx(mx(v[0], v[1]), mx(v[2], v[3])) };
+}
+
+static int64_t ashr(int64_t a, unsigned sh)
+{
+    uint64_t ua = (uint64_t)a;
+    return a < 0 ? (int64_t)~(~ua >> sh) : (int64_t)(ua >> sh);
+}
+
+/* Smallest 2^k - 1 >= v (v >= 0). */
+static int64_t fill_ones(int64_t v)
+{
+    int64_t m = 0;
+    while (m < v)
+        m = m * 2 + 1;
+    return m;
+}
+
+static struct iv iv2(int op, struct iv a, struct iv b)
+{
+    struct iv r;
+    switch (op) {
+    case OP_ADD:
+        if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi))
+            return IV_FULL;
+        return r;
+    case OP_SUB:
+        if (__builtin_sub_overflow(a.lo, b.hi, &r.lo) || __builtin_sub_overflow(a.hi, b.lo, &r.hi))
+            return IV_FULL;
+        return r;
+    case OP_MUL:
+        return iv_corners(OP_MUL, a, b);
+    case OP_DIV: {
+        /* x / 0 is 0; otherwise monotone on each sign of the divisor */
+        int have = 0;
+        r = iv_pt(0);
+        if (b.lo <= 0 && b.hi >= 0)
+            have = 1;
+        if (b.lo <= -1) {
+            struct iv q = iv_corners(OP_DIV, a, (struct iv){ b.lo, mn(b.hi, -1) });
+            r = have ? iv_join(r, q) : q;
+            have = 1;
+        }
+        if (b.hi >= 1) {
+            struct iv q = iv_corners(OP_DIV, a, (struct iv){ mx(b.lo, 1), b.hi });
+            r = have ? iv_join(r, q) : q;
+        }
+        return r;
+    }
+    case OP_MOD: {
+        /* |a % b| < |b| and <= |a|, with a's sign; 0 for b = 0 or -1 */
+        if (b.lo == INT64_MIN || a.lo == INT64_MIN)
+            return IV_FULL;
+        int64_t m = mx(b.lo < 0 ? -b.lo : b.lo, b.hi < 0 ? -b.hi : b.hi);
+        if (m <= 1)
+            return iv_pt(0);
+        r.lo = a.lo >= 0 ? 0 : mx(a.lo, -(m - 1));
+        r.hi = a.hi <= 0 ? 0 : mn(a.hi, m - 1);
+        return r;
+    }
+    case OP_SHL:
+        if (a.lo < 0 || b.lo < 0 || b.hi > 62 || a.hi > (INT64_MAX >> b.hi))
+            return IV_FULL;
+        return (struct iv){ a.lo << b.lo, a.hi << b.hi };
+    case OP_SHR: {
+        /* the count is masked to 0..63; for a fixed count the shift is
+         * monotone in a, and a's sign fixes which count is extreme */
+        unsigned s0 = 0, s1 = 63;
+        if (b.lo >= 0 && b.hi <= 63) {
+            s0 = (unsigned)b.lo;
+            s1 = (unsigned)b.hi;
+        }
+        r.lo = mn(ashr(a.lo, s0), ashr(a.lo, s1));
+        r.hi = mx(ashr(a.hi, s0), ashr(a.hi, s1));
+        return r;
+    }
+    case OP_LT: return a.hi < b.lo ? iv_pt(1) : a.lo >= b.hi ? iv_pt(0) : IV_BOOL;
+    case OP_LE: return a.hi <= b.lo ? iv_pt(1) : a.lo > b.hi ? iv_pt(0) : IV_BOOL;
+    case OP_GT: return a.lo > b.hi ? iv_pt(1) : a.hi <= b.lo ? iv_pt(0) : IV_BOOL;
+    case OP_GE: return a.lo >= b.hi ? iv_pt(1) : a.hi < b.lo ? iv_pt(0) : IV_BOOL;
+    case OP_EQ:
+    case OP_NE: {
+        int t = a.lo == a.hi && b.lo == b.hi && a.lo == b.lo ? 1
+                : a.hi < b.lo || b.hi < a.lo ? 0 : -1;
+        if (op == OP_NE && t >= 0)
+            t = !t;
+        return iv_known(t);
+    }
+    case OP_BAND:
+        if (a.lo >= 0 && b.lo >= 0)
+            return (struct iv){ 0, mn(a.hi, b.hi) };
+        if (a.lo >= 0 || b.lo >= 0)
+            return (struct iv){ 0, a.lo >= 0 ? a.hi : b.hi };
+        return IV_FULL;
+    case OP_BOR:
+    case OP_BXOR:
+        if (a.lo >= 0 && b.lo >= 0)
+            return (struct iv){ 0, fill_ones(mx(a.hi, b.hi)) };
+        return IV_FULL;
+    case OP_LAND: {
+        int x = iv_truth(a), y = iv_truth(b);
+        return iv_known(x == 0 || y == 0 ? 0 : x == 1 && y == 1 ? 1 : -1);
+    }
+    case OP_LOR: {
+        int x = iv_truth(a), y = iv_truth(b);
+        return iv_known(x == 1 || y == 1 ? 1 : x == 0 && y == 0 ? 0 : -1);
+    }
+    case OP_MIN: return (struct iv){ mn(a.lo, b.lo), mn(a.hi, b.hi) };
+    case OP_MAX: return (struct iv){ mx(a.lo, b.lo), mx(a.hi, b.hi) };
+    default: return IV_FULL;
+    }
+}
+
+void tr_expr_range(const struct tr_expr_op *code, int n, const struct tr_expr_box *box,
+                   int64_t *lo, int64_t *hi)
+{
+    struct iv st[TR_EXPR_MAX];
+    int sp = 0;
+    int64_t gx = box->gx > 0 ? box->gx : 1, gy = box->gy > 0 ? box->gy : 1;
+    int64_t b0 = box->block_lo, b1 = box->block_hi;
+    for (int i = 0; i < n; i++) {
+        int op = code[i].op;
+        struct iv v;
+        switch (op) {
+        case OP_PUSH: st[sp++] = iv_pt(code[i].val); break;
+        case OP_BLOCK: st[sp++] = (struct iv){ b0, b1 }; break;
+        case OP_WARP: st[sp++] = (struct iv){ box->warp_lo, box->warp_hi }; break;
+        case OP_BX:
+            /* within one row of the grid bx follows block, else any column */
+            st[sp++] = b0 / gx == b1 / gx ? (struct iv){ b0 % gx, b1 % gx }
+                                          : (struct iv){ 0, gx - 1 };
+            break;
+        case OP_BY: {
+            int64_t r0 = b0 / gx, r1 = b1 / gx;
+            st[sp++] = r0 / gy == r1 / gy ? (struct iv){ r0 % gy, r1 % gy }
+                                          : (struct iv){ 0, gy - 1 };
+            break;
+        }
+        case OP_BZ:
+            st[sp++] = (struct iv){ b0 / (gx * gy), b1 / (gx * gy) };
+            break;
+        case OP_ITER: st[sp++] = IV_FULL; break;
+        case OP_NEG:
+            v = st[sp - 1];
+            st[sp - 1] = v.lo == INT64_MIN ? IV_FULL : (struct iv){ -v.hi, -v.lo };
+            break;
+        case OP_NOT: {
+            int t = iv_truth(st[sp - 1]);
+            st[sp - 1] = iv_known(t < 0 ? -1 : !t);
+            break;
+        }
+        case OP_BNOT:
+            v = st[sp - 1];
+            st[sp - 1] = (struct iv){ ~v.hi, ~v.lo };
+            break;
+        case OP_TERN: {
+            sp -= 2;
+            int t = iv_truth(st[sp - 1]);
+            st[sp - 1] = t == 1 ? st[sp] : t == 0 ? st[sp + 1] : iv_join(st[sp], st[sp + 1]);
+            break;
+        }
+        default:
+            sp--;
+            st[sp - 1] = iv2(op, st[sp - 1], st[sp]);
+            break;
+        }
+    }
+    struct iv r = sp > 0 ? st[sp - 1] : iv_pt(0);
+    *lo = r.lo;
+    *hi = r.hi;
+}
+
 /* ------------------------------------------------------------------ parser */
 
 struct ps {

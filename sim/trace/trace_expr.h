@@ -59,6 +59,19 @@ int tr_expr_parse(const char *s, size_t *pos, const struct tr_expr_launch *l,
  * division or remainder by zero gives 0, arithmetic wraps (two's complement). */
 int64_t tr_expr_eval(const struct tr_expr_op *code, int n, const struct tr_expr_env *env);
 
+/* The values an expression can take over a set of warps (bounds inclusive). */
+struct tr_expr_box {
+    int64_t block_lo, block_hi; /* linear block indices                       */
+    int64_t warp_lo, warp_hi;   /* warp indices in the block                  */
+    int64_t gx, gy;             /* grid x and y, to derive bx, by, bz (>= 1)  */
+};
+/* Bounds [*lo, *hi] of code's value for every (block, warp) in the box, by
+ * interval arithmetic: never narrower than the truth, possibly wider (a
+ * result that may wrap, a loop index, or two correlated operands give wide
+ * bounds).  Never allocates. */
+void tr_expr_range(const struct tr_expr_op *code, int n, const struct tr_expr_box *box,
+                   int64_t *lo, int64_t *hi);
+
 /* Parse an unsigned number at s[*pos]: decimal or 0x hex, '_' separators,
  * optional K/M/G suffix (x1024, x1024^2, x1024^3).  The number must not be
  * followed by a letter, digit or '_'.  Returns 0, or -1 (bad syntax) or -2

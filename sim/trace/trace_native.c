@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,9 @@ struct fctx {
     char **arrays;           /* array= names, region k = arrays[k] (NULL: an
                                 instruction's own region)                      */
     uint32_t arraycap;       /* capacity of arrays                             */
+    uint32_t *itab;          /* interning table: index + 1 of a static
+                                instruction in p->insts, 0 = empty slot       */
+    uint32_t itabcap;        /* its slots (a power of two, or 0)               */
 };
 
 static int perr(struct fctx *f, unsigned line, size_t col, const char *fmt, ...)
@@ -84,7 +88,7 @@ static int perr(struct fctx *f, unsigned line, size_t col, const char *fmt, ...)
         vsnprintf(e + n, (size_t)(TRACE_ERR_MAX - n), fmt, ap);
         va_end(ap);
     }
-    tr_msg_escape(e, TRACE_ERR_MAX);
+    arch_msg_escape(e, TRACE_ERR_MAX);
     return -1;
 }
 
@@ -535,6 +539,88 @@ static void free_arrays(struct fctx *f)
     f->arrays = NULL;
     f->arraycap = 0;
     f->nregions = 0;
+    free(f->itab);
+    f->itab = NULL;
+    f->itabcap = 0;
+}
+
+/* --- interning -----------------------------------------------------------
+ * A kernel keeps one copy of each distinct static instruction: two lines
+ * that decode to the same instruction (every field but the source line,
+ * and the same addresses) share one entry of p->insts, as the trips of a
+ * loop do.  An unrolled trace of N lines then costs N program entries
+ * (16 bytes each, plus 4 for tr_next's runs), not N instructions of
+ * sizeof(struct tr_inst) bytes; tr_inst.line names the first line. */
+
+/* The addresses of insts[i] (zero when it has none). */
+static struct nt_mem inst_mem(const struct fctx *f, uint32_t i)
+{
+    struct nt_mem m;
+    memset(&m, 0, sizeof m);
+    if (f->p->mem && i < f->memcap)
+        m = f->p->mem[i];
+    return m;
+}
+
+static uint64_t inst_hash(const struct fctx *f, uint32_t i)
+{
+    const unsigned char *b = (const unsigned char *)&f->p->insts[i];
+    size_t skip = offsetof(struct tr_inst, line), n = sizeof(struct tr_inst);
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t k = 0; k < n; k++)
+        if (k < skip || k >= skip + sizeof f->p->insts[i].line)
+            h = (h ^ b[k]) * 1099511628211ull;
+    struct nt_mem m = inst_mem(f, i);
+    const unsigned char *mb = (const unsigned char *)&m;
+    for (size_t k = 0; k < sizeof m; k++)
+        h = (h ^ mb[k]) * 1099511628211ull;
+    return h;
+}
+
+/* Do insts[i] and insts[j] decode alike (all but the line, same addresses)?
+ * Both were built from a zeroed value (tr_isa_decode), so padding compares. */
+static int inst_same(const struct fctx *f, uint32_t i, uint32_t j)
+{
+    const unsigned char *a = (const unsigned char *)&f->p->insts[i];
+    const unsigned char *b = (const unsigned char *)&f->p->insts[j];
+    size_t at = offsetof(struct tr_inst, line), end = at + sizeof f->p->insts[i].line;
+    if (memcmp(a, b, at) || memcmp(a + end, b + end, sizeof(struct tr_inst) - end))
+        return 0;
+    struct nt_mem x = inst_mem(f, i), y = inst_mem(f, j);
+    return !memcmp(&x, &y, sizeof x);
+}
+
+/* The entry of an instruction equal to insts[n] (just written), or n after
+ * recording it as a new one.  UINT32_MAX: out of memory. */
+static uint32_t inst_intern(struct fctx *f, uint32_t n)
+{
+    if ((uint64_t)(n + 1) * 2 > f->itabcap) {
+        uint32_t cap = f->itabcap ? f->itabcap * 2 : 1024;
+        if (cap <= f->itabcap) /* (cannot happen below 2^31 entries) */
+            return UINT32_MAX;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = (uint32_t)inst_hash(f, i) & (cap - 1);
+            while (t[s])
+                s = (s + 1) & (cap - 1);
+            t[s] = i + 1;
+        }
+        free(f->itab);
+        f->itab = t;
+        f->itabcap = cap;
+        /* (an entry is in the table only once it is a new instruction:
+         * insts[0..n) are all distinct) */
+    }
+    uint32_t s = (uint32_t)inst_hash(f, n) & (f->itabcap - 1);
+    while (f->itab[s]) {
+        if (inst_same(f, f->itab[s] - 1, n))
+            return f->itab[s] - 1;
+        s = (s + 1) & (f->itabcap - 1);
+    }
+    f->itab[s] = n + 1;
+    return n;
 }
 
 /* Region number of an array= name in this kernel (a new one the first time). */
@@ -857,15 +943,21 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     if (pg->ninsts == UINT32_MAX - 1 ||
         grow((void **)&pg->insts, &f->instcap, pg->ninsts + 1, sizeof *pg->insts))
         return ERR(f, 0, "out of memory");
-    pg->insts[pg->ninsts] = in;
+    memcpy(&pg->insts[pg->ninsts], &in, sizeof in);
     int has_addr;
     if (inst_addrs(f, &in, pg->ninsts, &aa, &has_addr))
         return -1;
+    uint32_t at = inst_intern(f, pg->ninsts);
+    if (at == UINT32_MAX)
+        return ERR(f, 0, "out of memory");
+    if (at != pg->ninsts && has_addr)
+        memset(&pg->mem[pg->ninsts], 0, sizeof *pg->mem); /* the slot stays free */
     uint32_t opi;
-    if (new_op(f, NT_INST, (terminal ? NT_F_EXIT : 0) | (has_addr ? NT_F_ADDR : 0), 0,
-               pg->ninsts, &opi))
+    if (new_op(f, NT_INST, (terminal ? NT_F_EXIT : 0) | (has_addr ? NT_F_ADDR : 0), 0, at,
+               &opi))
         return -1;
-    pg->ninsts++;
+    if (at == pg->ninsts)
+        pg->ninsts++;
     struct frame *fr = top(f);
     fr->emits = 1;
     if (terminal)
@@ -1278,9 +1370,29 @@ static int finish_kernel(struct fctx *f, size_t at)
         return ERR(f, at, "kernel '%s' does not end with EXIT (the last statement of a kernel "
                           "body must be EXIT)", l->name);
     struct nt_op *last = &pg->ops[fr->last_op];
+    if (pg->insts[last->arg].kind != TR_K_EXIT) {
+        /* a guarded final EXIT still ends the warp; an earlier line that
+         * shares its entry (interning) keeps its own kind */
+        int shared = 0;
+        for (uint32_t i = 0; i < pg->nops && !shared; i++)
+            shared = i != fr->last_op && pg->ops[i].type == NT_INST &&
+                     pg->ops[i].arg == last->arg;
+        if (shared) {
+            if (pg->ninsts == UINT32_MAX - 1 ||
+                grow((void **)&pg->insts, &f->instcap, pg->ninsts + 1, sizeof *pg->insts))
+                return ERR(f, at, "out of memory");
+            pg->insts[pg->ninsts] = pg->insts[last->arg];
+            if (last->flags & NT_F_ADDR) {
+                if (grow((void **)&pg->mem, &f->memcap, pg->ninsts + 1, sizeof *pg->mem))
+                    return ERR(f, at, "out of memory");
+                pg->mem[pg->ninsts] = pg->mem[last->arg];
+            }
+            last->arg = pg->ninsts++;
+        }
+    }
     struct tr_inst *in = &pg->insts[last->arg];
     last->flags |= NT_F_EXIT;
-    in->kind = TR_K_EXIT; /* a guarded final EXIT still ends the warp */
+    in->kind = TR_K_EXIT;
     for (uint32_t i = 0; i < pg->ninsts; i++)
         tr_inst_seal(&pg->insts[i]);
     if (nt_prog_runs(pg))

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "arch/arch.h"
 #include "trace/trace.h"
 #include "trace/trace_accelsim.h"
 #include "trace/trace_native.h"
@@ -187,7 +188,7 @@ struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX])
         if (!std_in)
             close(fd);
         if (rc) {
-            tr_msg_escape(err, TRACE_ERR_MAX);
+            arch_msg_escape(err, TRACE_ERR_MAX);
             trace_close(t);
             return NULL;
         }
@@ -202,7 +203,7 @@ struct trace_file *trace_open(const char *path, char err[TRACE_ERR_MAX])
         if (readers[i].detect && !readers[i].detect(path, first))
             continue;
         if (readers[i].open(path, t, err)) {
-            tr_msg_escape(err, TRACE_ERR_MAX);
+            arch_msg_escape(err, TRACE_ERR_MAX);
             trace_close(t);
             return NULL;
         }

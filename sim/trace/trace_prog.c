@@ -136,6 +136,57 @@ uint64_t nt_count(const struct nt_prog *p, uint32_t block, uint32_t warp)
     return nt_count_range(p, 0, p->nops, &env, &ex);
 }
 
+/* An upper bound of what nt_count_range gives over [from, to) for every
+ * (block, warp) of the box: trip counts at their highest, a condition's
+ * body counted unless it is false for all, and an else branch counted too
+ * (a jump is walked through), so the bound covers either branch. */
+static uint64_t bound_range(const struct nt_prog *p, uint32_t from, uint32_t to,
+                            const struct tr_expr_box *box)
+{
+    uint64_t total = 0;
+    uint32_t pc = from;
+    while (pc < to) {
+        const struct nt_op *op = &p->ops[pc];
+        int64_t lo, hi;
+        if (op->type == NT_LOOP || op->type == NT_COND) {
+            if (op->flags & NT_F_CONST) {
+                lo = hi = (int64_t)op->arg;
+            } else {
+                const struct nt_expr *e = &p->exprs[op->arg];
+                tr_expr_range(p->code + e->off, (int)e->n, box, &lo, &hi);
+            }
+        }
+        switch (op->type) {
+        case NT_INST:
+            total = sat_add(total, 1);
+            pc++;
+            break;
+        case NT_LOOP: {
+            uint32_t n = trips_of(hi);
+            if (n)
+                total = sat_add(total, sat_mul(bound_range(p, pc + 1, op->target - 1, box), n));
+            pc = op->target;
+            break;
+        }
+        case NT_COND:
+            pc = lo == 0 && hi == 0 ? op->target : pc + 1;
+            break;
+        default: /* NT_JUMP: into the else branch as well */
+            pc++;
+            break;
+        }
+    }
+    return total;
+}
+
+uint64_t nt_count_bound(const struct nt_prog *p)
+{
+    if (!p->dynamic)
+        return nt_count(p, 0, 0); /* every warp alike: exact */
+    struct tr_expr_box box = { 0, (int64_t)p->blocks - 1, 0, (int64_t)p->warps - 1, p->gx, p->gy };
+    return bound_range(p, 0, p->nops, &box);
+}
+
 static int nt_warp_begin(struct trace_kernel *k, uint32_t block, uint32_t warp,
                          struct tr_cursor *c)
 {
@@ -276,10 +327,16 @@ static uint64_t nt_warp_count(struct trace_kernel *k, uint32_t block, uint32_t w
     return nt_count(p, block, warp);
 }
 
+static uint64_t nt_warp_bound(struct trace_kernel *k)
+{
+    return nt_count_bound(k->impl);
+}
+
 const struct trace_ops nt_trace_ops = {
     .warp_begin = nt_warp_begin,
     .warp_next = nt_warp_next,
     .warp_end = nt_warp_end,
     .destroy = nt_destroy,
     .warp_count = nt_warp_count,
+    .warp_bound = nt_warp_bound,
 };

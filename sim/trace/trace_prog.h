@@ -96,6 +96,11 @@ extern const struct trace_ops nt_trace_ops;
  * multiplied, not unrolled); saturates at UINT64_MAX. */
 uint64_t nt_count(const struct nt_prog *p, uint32_t block, uint32_t warp);
 
+/* An upper bound of nt_count over every (block, warp) of the launch, from
+ * the bounds of the trip counts and conditions (tr_expr_range); exact when
+ * no control depends on block or warp.  Costs one walk of the program. */
+uint64_t nt_count_bound(const struct nt_prog *p);
+
 /* Instructions in ops[from, to) for env (body of a loop, no EXIT inside). */
 uint64_t nt_count_range(const struct nt_prog *p, uint32_t from, uint32_t to,
                         const struct tr_expr_env *env, int *exited);

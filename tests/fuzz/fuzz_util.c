@@ -149,6 +149,16 @@ static void walk_warp(struct trace_kernel *k, uint32_t b, uint32_t w, uint64_t *
             abort();
         }
     }
+    /* the instruction limit's bound (tr_kernel_insts_total) holds for
+     * every warp: one below the truth would let a run past the limit */
+    if (k->ops->warp_bound && k->ops->warp_count) {
+        uint64_t cnt = k->ops->warp_count(k, b, w), ub = k->ops->warp_bound(k);
+        if (cnt > ub) {
+            fprintf(stderr, "fuzz: warp (%u,%u) counts %llu instructions, warp_bound says %llu\n",
+                    b, w, (unsigned long long)cnt, (unsigned long long)ub);
+            abort();
+        }
+    }
 }
 
 void fz_walk(struct trace_file *t, uint64_t budget)
@@ -159,6 +169,17 @@ void fz_walk(struct trace_file *t, uint64_t budget)
         uint32_t nw = tr_warps_per_block(&k->launch);
         if (!nb || !nw)
             continue;
+        /* the total against a small limit: counting stops past it, and
+         * whatever it says above the limit is exact or a lower bound */
+        struct tr_total tt;
+        uint64_t lim = 1 + budget % 4096;
+        int above = tr_kernel_insts_total(k, lim, 0, &tt);
+        if ((above && tt.n <= lim) || (!above && tt.kind != TR_TOTAL_UPPER && tt.n > lim &&
+                                       tt.kind == TR_TOTAL_EXACT)) {
+            fprintf(stderr, "fuzz: kernel %d: total %llu (kind %d) against limit %llu: %d\n", i,
+                    (unsigned long long)tt.n, tt.kind, (unsigned long long)lim, above);
+            abort();
+        }
         uint64_t blocks[4] = {0, 1, nb / 2, nb - 1};
         for (int bi = 0; bi < 4 && budget; bi++) {
             if (blocks[bi] >= nb || (bi && blocks[bi] <= blocks[bi - 1]) || blocks[bi] > UINT32_MAX)
