@@ -203,6 +203,10 @@ static void observe(const struct eng_run *r, int smi, int s, int ls, const struc
         uint64_t to = obs->until && t > obs->until ? obs->until : t;
         obs->warp_state(obs->ud, smi, s, ls, w->block, w->wib, w->since, to, w->state);
     }
+    /* (ni is the instruction the interval waited for: an interval that ends
+     * in an issue is closed before the issue moves ni on, observe_issue) */
+    if (obs->inst_state && w->state != WS_SELECTED)
+        obs->inst_state(obs->ud, w->ni, w->state, t - w->since);
 }
 
 /* Close the warp's current state interval at t. */
@@ -224,6 +228,20 @@ static inline void set_state(const struct eng_run *r, struct stats_smsp *ss, int
     flush(r, ss, smi, s, ls, w, t);
     w->state = (uint8_t)st;
     w->since = t;
+}
+
+/* With an observer, before w issues at t: close its stall interval while
+ * ni is still the instruction it waited for (set_state closes it only after
+ * the issue; the counters get the same sums), and report the issue. */
+static void observe_issue(const struct eng_run *r, struct stats_smsp *ss, int smi, int s,
+                          int ls, struct eng_warp *w, uint64_t t)
+{
+    if (w->state != WS_SELECTED) {
+        flush(r, ss, smi, s, ls, w, t);
+        w->since = t;
+    }
+    if (r->obs->inst_issue)
+        r->obs->inst_issue(r->obs->ud, w->ni, w->dyn.active_mask);
 }
 
 static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
@@ -469,6 +487,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
     int sub = r->sub;
     int no_skip = r->no_skip;
     int fma_split = r->fma_split;
+    int observed = r->obs != NULL;
     uint64_t next = ENG_NEVER;
     int *elig = sm->elig;
     uint8_t *mark = sm->mark;
@@ -583,6 +602,8 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                 continue;
             }
             mark[i] = ENG_PICK_ISSUED;
+            if (__builtin_expect(observed, 0))
+                observe_issue(r, ss, smi, s, elig[i], w, t);
             issue(r, smi, sm, sp, w, slot, t);
             sp->last = elig[i];
             issued++;
