@@ -158,6 +158,10 @@ int cli_check_outputs(const char *const out[][2], int nout, const char *const in
  * is NULL; 0, or 1 after "smsim: cannot write the WHAT to stdout". */
 int cli_write_out(const char *out, const char *buf, size_t len, const char *what);
 
+/* compare --source (cli_compare_source.c): the parsed common options of
+ * `smsim compare` and the ncu Source page export; the exit status. */
+int cli_compare_source(const struct cli_common *c, const char *source);
+
 /* gzip (cli_gz.c): does `path` end in ".gz"?  And buf[0..n) compressed into
  * *out (malloc'd, *outn bytes; no time stamp: the same input, the same
  * bytes); 0, or -1 when out of memory. */
