@@ -67,6 +67,11 @@ run --config "$CFG" --help
 [ "$rc" -eq 0 ] || fail "--help exit $rc"
 has '^usage: smsim --config CFG.yaml TRACE'
 has '--timeline FILE.json'
+# the top-level help names every option of the run usage (issue #21)
+"$SMSIM" --help >"$TMP/top" 2>&1
+for o in $(grep -Eo '^  (--[a-z-]+|-o)' "$TMP/out"); do
+    grep -q -- "$o\b" "$TMP/top" || fail "smsim --help does not list the run option $o"
+done
 
 if [ -z "$TRACE" ] || [ ! -f "$TRACE" ]; then
     fail "no trace to run: $TRACE"
