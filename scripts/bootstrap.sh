@@ -15,7 +15,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential cmake pkg-config libyaml-dev libgsl-dev libcmocka-dev \
-    liblzma-dev gnuplot-nox parallel python3 >/dev/null
+    liblzma-dev zlib1g-dev gnuplot-nox parallel python3 >/dev/null
 # Profile-guided build (docs/performance.md): an instrumented smsim runs the
 # sample traces, then the tree is rebuilt with that profile.  SMSIM_PGO=off
 # in the environment builds once, without a profile.

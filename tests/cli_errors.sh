@@ -101,7 +101,14 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --max-insts 1e6 | smsim: --max-insts '1e6': expected an integer in 0\.\.18446744073709551615 | an instruction limit that is not a plain integer
 --config $C $TR/counts.trace --grid 0 | smsim: --grid '0': expected an integer in 1\.\.100000 | a grid width out of range
 --config $C $TR/counts.trace --timeline-cycles 0 | smsim: --timeline-cycles '0': expected an integer in 1\.\.[0-9]+ | a timeline length out of range
---config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected an integer in 1\.\.100000 | a timeline SM count out of range
+--config $C $TR/counts.trace --timeline-sms 0 | smsim: --timeline-sms '0': expected N \(the first N SMs\) or a list of SMs and ranges such as 0-3,7 | a timeline SM selection that is not a count (1..100000) or a list of SMs and ranges
+--config $C $TR/counts.trace --timeline-sms 0,200 | smsim: --timeline-sms: SM 200 is not on the GPU \(.* has 132 SMs: 0\.\.131\) | a selected SM the GPU does not have
+--config $C $TR/counts.trace --timeline-from 200 --timeline-to 100 | smsim: --timeline-to 100 is not after --timeline-from 200 | an empty timeline window
+--config $C $TR/counts.trace --timeline-to 100 --timeline-cycles 10 | smsim: --timeline-to and --timeline-cycles both give the window's end \(give one\) | two ends of the window
+--config $C $TR/counts.trace --stall-profile 10 | smsim: --stall-profile needs --stall-csv FILE\.csv or --stall-svg FILE\.svg \(where to write it\) | a stall profile with nowhere to go
+--config $C $TR/counts.trace --stall-svg $E/s.svg | smsim: --stall-svg needs --stall-profile BIN \(the bin width in cycles\) | a stall-profile file without the bin width
+--config $C $TR/counts.trace --stall-profile 0 --stall-csv $E/s.csv | smsim: --stall-profile '0': expected an integer in 1\.\.1099511627776 | a bin width out of range
+--config $C $TR/counts.trace --source-csv $E/same.csv --stall-profile 9 --stall-csv $E/same.csv | smsim: --stall-csv and --source-csv name the same file '.*same\.csv' | two outputs name one file (any two of `--timeline`, `--stall-csv`, `--stall-svg`, `--source-csv`, `-o`)
 --config $C $TR/counts.trace -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | `-o` names a file that cannot be created (every subcommand's `-o`)
 --config $C $TR/counts.trace --timeline $E/nonexistent/t.json | smsim: cannot write '.*nonexistent/t\.json': .* | the `--timeline` file cannot be created
 --config $C $TR/counts.trace --timeline $E/t.json -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | an unwritable `-o` is found before the run, and no `--timeline` is written (outputs go to a temporary file renamed into place: an error never leaves a partial file or destroys the previous one)
@@ -110,7 +117,11 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --timeline $E/same.json -o $E/same.json | smsim: --timeline and -o name the same file '.*same\.json' | `--timeline` and `-o` name one file
 --config $C $TR/counts.trace --max-cycles 5 | smsim: .*counts\.trace: kernel 0: kernel 'counts': simulation passed max_cycles \(5\) | a kernel that runs longer than `--max-cycles`
 ## Command line: `smsim compare` (docs/validation.md)
-compare --config $C $V/tiny_ilp1_b1.trace | smsim: missing --ncu REPORT\.csv \(see smsim compare --help\) | no ncu CSV
+compare --config $C $V/tiny_ilp1_b1.trace | smsim: missing --ncu REPORT\.csv \(or --source SOURCE\.csv; see smsim compare --help\) | no ncu CSV
+compare --ncu $N/compare.raw.csv --source $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace | smsim: compare: --ncu and --source are two comparisons \(give one\) | both kinds of comparison
+compare --source $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace | .*compare\.raw\.csv:[0-9]+:1: expected the header of ncu's Source page export .* | `--source` given a raw-page export (not the Source page)
+compare --source validate/data/h200/kit-2026-11-29/source/dchain-k4-b4.sass.csv --config $C $V/tiny_ilp1_b1.trace | smsim: .*tiny_ilp1_b1\.trace: the trace gives no instruction addresses .* | `--source` with a trace whose instructions have no `/*ADDR*/` addresses
+compare --source validate/data/h200/kit-2026-11-29/source/smem-tile-b4.sass.csv --config $C validate/traces/dchain-k4/b1.trace | smsim: offset 0x0020 is 'S2UR' in .*smem-tile-b4\.sass\.csv but 'LDC\.64' in .*dchain-k4/b1\.trace:8 \(another kernel or binary\?\) | `--source` with another kernel's export (an opcode differs at some offset)
 compare --ncu $N/compare.raw.csv $V/tiny_ilp1_b1.trace | smsim: missing --config CFG\.yaml \(see smsim compare --help\) | no configuration
 compare --ncu $N/compare.raw.csv --config $C | smsim: missing TRACE file \(see smsim compare --help\) | no trace
 compare --ncu $N/compare.raw.csv --config $C $V/tiny_ilp1_b1.trace $V/tiny_ilp1_b2.trace | smsim: more than one trace given \('.*tiny_ilp1_b1\.trace' and '.*tiny_ilp1_b2\.trace'\) | two traces

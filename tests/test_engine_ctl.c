@@ -64,7 +64,7 @@ static void run_obs(const struct arch *a, struct tu_kernel *t, struct issues *is
     for (int ns = 1; ns >= 0; ns--) {
         struct issues x;
         memset(&x, 0, sizeof x);
-        struct engine_observer eo = {&x, obs_state, NULL, 0};
+        struct engine_observer eo = {&x, obs_state, NULL, 0, NULL, NULL};
         struct engine_opts o;
         tu_opts(&o);
         o.obs = &eo;

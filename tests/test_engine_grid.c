@@ -145,7 +145,7 @@ static void barrier_waits_for_all(void **state)
         t.k.launch.barriers = 1;
         struct bar_obs ob;
         memset(&ob, 0, sizeof ob);
-        struct engine_observer eo = {&ob, obs_state, obs_block, 0};
+        struct engine_observer eo = {&ob, obs_state, obs_block, 0, NULL, NULL};
         struct engine_opts o;
         tu_opts(&o);
         o.obs = &eo;

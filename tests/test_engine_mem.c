@@ -66,7 +66,7 @@ static void dram_saturates(void **state)
     struct engine_opts o;
     tu_opts(&o);
     struct lat_obs loaded = {0, 0}, idle = {0, 0};
-    struct engine_observer eo = {&loaded, obs_state, NULL, 0};
+    struct engine_observer eo = {&loaded, obs_state, NULL, 0, NULL, NULL};
     o.obs = &eo;
     struct stats_kernel st;
     run_ok(&a, &t, &o, &st);

@@ -95,7 +95,7 @@ static void compare_moves(const struct arch *a, struct tu_kernel *t,
  * configuration `a`. */
 static void compare_all(const struct arch *a, struct tu_kernel *t)
 {
-    struct engine_observer nop = {NULL, nop_state, NULL, 0};
+    struct engine_observer nop = {NULL, nop_state, NULL, 0, NULL, NULL};
     struct engine_opts o;
     tu_opts(&o);
     o.seed = 7;
@@ -207,7 +207,7 @@ static void moves_from_the_middle(void **state)
     struct tr_inst body[16];
     struct tu_kernel t;
     mixed_kernel(&t, body);
-    struct engine_observer nop = {NULL, nop_state, NULL, 0};
+    struct engine_observer nop = {NULL, nop_state, NULL, 0, NULL, NULL};
     struct engine_opts o;
     tu_opts(&o);
     o.seed = 7;

@@ -13,8 +13,8 @@
 #include <cmocka.h>
 #include "report/report.h"
 
-/* 2 SMs, 4 SMSPs, 8 warps per SM -> 2 slots per SMSP; 1000 MHz so that
- * 1 cycle = 0.001 us in the timeline. */
+/* 2 SMs, 4 SMSPs, 8 warps per SM -> 2 slots per SMSP; 1000 MHz (the
+ * timeline's times are cycles whatever the clock). */
 static void test_arch(struct arch *a)
 {
     memset(a, 0, sizeof *a);
@@ -142,7 +142,8 @@ static void test_timeline(void **state)
 {
     struct arch a;
     test_arch(&a);
-    struct report_timeline_opts o = { 100, 1, 1000 };
+    static const int sm0[] = { 0 };
+    struct report_timeline_opts o = { 0, 100, sm0, 1, 1000 };
     struct report_timeline *tl = report_timeline_new(&a, &o);
     assert_non_null(tl);
     assert_int_equal(report_timeline_until(tl), 100);
@@ -163,7 +164,8 @@ static void test_timeline(void **state)
     assert_int_equal(report_timeline_until(tl), 1);
 
     char *j = timeline_json(tl);
-    assert_non_null(strstr(j, "\"displayTimeUnit\": \"ns\""));
+    /* no displayTimeUnit: Perfetto would read ts as nanoseconds with "ns" */
+    assert_null(strstr(j, "displayTimeUnit"));
     assert_non_null(strstr(j, "\"truncated\": false"));
     if (!have_python()) {
         free(j);
@@ -174,22 +176,23 @@ static void test_timeline(void **state)
         "import json,sys\n"
         "d=json.load(open(sys.argv[1]))\n"
         "ev=d[\"traceEvents\"]\n"
-        "assert d[\"displayTimeUnit\"]==\"ns\"\n"
         "x=[e for e in ev if e[\"ph\"]==\"X\"]\n"
         "for e in x: assert set(e)>={\"name\",\"ph\",\"ts\",\"dur\",\"pid\",\"tid\"}, e\n"
         "w=[e for e in x if e[\"cat\"]==\"warp\"]\n"
         "assert [(e[\"name\"],e[\"pid\"],e[\"tid\"],e[\"ts\"],e[\"dur\"]) for e in w]==["
-        "(\"selected\",0,0,0.0,0.01),(\"long_scoreboard\",0,0,0.01,0.01),"
-        "(\"wait\",0,3,0.06,0.04)], w\n"
+        "(\"selected\",0,0,0,10),(\"long_scoreboard\",0,0,10,10),"
+        "(\"wait\",0,3,60,40)], w\n"
+        "assert all(type(e[\"ts\"]) is int and type(e[\"dur\"]) is int for e in x)\n"
         "assert w[2][\"args\"]=={\"block\":7,\"warp\":3,\"cycle\":60,\"cycles\":40}\n"
         "b=sorted((e[\"args\"][\"block\"],e[\"tid\"],e[\"ts\"],e[\"dur\"]) for e in x if e[\"cat\"]==\"block\")\n"
-        "assert b==[(0,1000,0.0,0.05),(1,1001,0.01,0.05),(2,1000,0.05,0.01)], b\n"
+        "assert b==[(0,1000,0,50),(1,1001,10,50),(2,1000,50,10)], b\n"
         "k=[(e[\"name\"],e[\"ts\"],e[\"dur\"]) for e in x if e[\"cat\"]==\"kernel\"]\n"
-        "assert k==[(\"k1\",0.0,0.06),(\"k2 \\\"<T>\\\"\",0.06,0.05)], k\n"
+        "assert k==[(\"k1\",0,60),(\"k2 \\\"<T>\\\"\",60,40)], k\n"
         "m=[e for e in ev if e[\"ph\"]==\"M\"]\n"
         "assert {\"SM 0\",\"kernels\"}=={e[\"args\"][\"name\"] for e in m if e[\"name\"]==\"process_name\"}\n"
         "assert all(e[\"pid\"] in (0,2) for e in ev)\n"
-        "assert d[\"otherData\"][\"max_cycles\"]==100 and d[\"otherData\"][\"truncated\"]==False\n");
+        "o=d[\"otherData\"]\n"
+        "assert (o[\"from\"],o[\"to\"],o[\"sms\"],o[\"truncated\"])==(0,100,[0],False), o\n");
     free(j);
     report_timeline_free(tl);
     assert_int_equal(rc, 0);
@@ -200,7 +203,8 @@ static void test_timeline_cap(void **state)
 {
     struct arch a;
     test_arch(&a);
-    struct report_timeline_opts o = { 1000, 2, 3 };
+    static const int sm01[] = { 0, 1 };
+    struct report_timeline_opts o = { 0, 1000, sm01, 2, 3 };
     struct report_timeline *tl = report_timeline_new(&a, &o);
     for (int i = 0; i < 10; i++)
         report_timeline_warp_state(tl, 1, 0, 0, 0, 0, (uint64_t)i, (uint64_t)i + 1,
@@ -218,6 +222,40 @@ static void test_timeline_cap(void **state)
     report_timeline_free(tl);
 }
 
+/* A window [50, 80) of SM 1 only: intervals are cut at its edges, SM 0
+ * and what lies outside are left out, and the observer may stop at 80. */
+static void test_timeline_window(void **state)
+{
+    (void)state;
+    struct arch a;
+    test_arch(&a);
+    static const int sm1[] = { 1 };
+    struct report_timeline_opts o = { 50, 80, sm1, 1, 1000 };
+    struct report_timeline *tl = report_timeline_new(&a, &o);
+    assert_non_null(tl);
+    assert_int_equal(report_timeline_until(tl), 80);
+    report_timeline_warp_state(tl, 1, 0, 0, 0, 0, 10, 40, WS_WAIT);          /* before */
+    report_timeline_warp_state(tl, 1, 0, 0, 0, 0, 40, 60, WS_SELECTED);      /* -> [50, 60) */
+    report_timeline_warp_state(tl, 1, 0, 0, 0, 0, 70, 90, WS_BARRIER);       /* -> [70, 80) */
+    report_timeline_warp_state(tl, 0, 0, 0, 0, 0, 50, 60, WS_WAIT);          /* SM 0 */
+    report_timeline_block_life(tl, 1, 4, 0, 100);                           /* -> [50, 80) */
+    report_timeline_block_life(tl, 1, 5, 0, 50);                            /* before */
+    report_timeline_end_kernel(tl, "k", 100);
+    char *j = timeline_json(tl);
+    assert_non_null(strstr(j, "\"ts\": 50, \"dur\": 10, \"args\": {\"block\": 0, \"warp\": 0, "
+                              "\"cycle\": 50, \"cycles\": 10}"));
+    assert_non_null(strstr(j, "\"name\": \"barrier\", \"cat\": \"warp\", \"ph\": \"X\", \"pid\": 1, "
+                              "\"tid\": 0, \"ts\": 70, \"dur\": 10"));
+    assert_non_null(strstr(j, "\"name\": \"block 4\", \"cat\": \"block\", \"ph\": \"X\", \"pid\": 1, "
+                              "\"tid\": 1000, \"ts\": 50, \"dur\": 30"));
+    assert_null(strstr(j, "\"block 5\""));
+    assert_null(strstr(j, "\"name\": \"wait\""));
+    assert_null(strstr(j, "\"SM 0\""));
+    assert_non_null(strstr(j, "\"sms\": [1]"));
+    free(j);
+    report_timeline_free(tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_grid_bands),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_timeline_cap),
+        cmocka_unit_test(test_timeline_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

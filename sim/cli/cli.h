@@ -181,6 +181,42 @@ int cli_check_outputs(const char *const out[][2], int nout, const char *const in
  * is NULL; 0, or 1 after "smsim: cannot write the WHAT to stdout". */
 int cli_write_out(const char *out, const char *buf, size_t len, const char *what);
 
+/* compare --source (cli_compare_source.c): the parsed common options of
+ * `smsim compare` and the ncu Source page export; the exit status. */
+int cli_compare_source(const struct cli_common *c, const char *source);
+
+/* gzip (cli_gz.c): does `path` end in ".gz"?  And buf[0..n) compressed into
+ * *out (malloc'd, *outn bytes; no time stamp: the same input, the same
+ * bytes); 0, or -1 when out of memory. */
+int cli_is_gz(const char *path);
+int cli_gzip(const char *buf, size_t n, char **out, size_t *outn);
+
+/* The progress line of a long run (cli_progress.c). */
+struct cli_progress {
+    uint64_t total;              /* warp-instructions of the run, 0 = not known  */
+    uint64_t before;             /* issued by the kernels before this one        */
+    int kernel, nkernels;        /* the running kernel (0-based) of nkernels     */
+    double delay;                /* seconds before the line appears              */
+    double t0, last;             /* start, last redraw (monotonic seconds)       */
+    int shown;                   /* a line is on the terminal                    */
+};
+/* Show progress?  Only when stderr is a terminal, without --quiet, and not
+ * while a JSON report goes to stdout (the same terminal). */
+int cli_progress_wanted(int quiet, int json_to_stdout);
+/* The delay: 2 s, or $SMSIM_PROGRESS_DELAY seconds. */
+double cli_progress_delay(void);
+void cli_progress_start(struct cli_progress *p, uint64_t total, int nkernels, double delay);
+void cli_progress_kernel(struct cli_progress *p, int kernel, uint64_t done_before);
+/* engine_opts.progress (ud: the struct cli_progress). */
+void cli_progress_update(void *ud, uint64_t issued);
+/* Erase the line, if one is shown. */
+void cli_progress_end(struct cli_progress *p);
+/* The line's text into buf[n]: "smsim:  42% (1.23 G of 2.90 G
+ * warp-instructions, kernel 2 of 3), 4.2 s, ETA 5.8 s" (total 0: no
+ * percentage or ETA); returns its length. */
+size_t cli_progress_format(char *buf, size_t n, uint64_t done, uint64_t total, double elapsed,
+                           int kernel, int nkernels);
+
 /* Study helpers (cli_sweep.c, used by saturate and merge). */
 struct study_table;
 /* A sweep table as CSV or JSON to `out` (NULL: stdout), plus a gnuplot plot

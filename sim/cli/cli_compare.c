@@ -21,12 +21,16 @@
 
 static const char cmp_help[] =
     "usage: smsim compare --ncu REPORT.csv --config CFG.yaml TRACE [options]\n"
+    "       smsim compare --source SOURCE.csv --config CFG.yaml TRACE [options]\n"
     "  simulate one kernel of TRACE and compare every metric smsim predicts with the\n"
     "  values Nsight Compute measured (ncu --csv --page raw --print-units base, or the\n"
-    "  details page)\n"
+    "  details page); with --source, per instruction: issued counts and stall\n"
+    "  samples against ncu's Source page (ncu -i R --page source --csv\n"
+    "  --print-source sass), joined by address\n"
     "\n"
     "options:\n"
-    "  --ncu FILE             the ncu CSV export, required\n"
+    "  --ncu FILE             the ncu CSV export (this or --source is required)\n"
+    "  --source FILE          ncu's Source page export of the same launch\n"
     "  --config FILE          GPU configuration (YAML), required\n"
     "  --ncu-id ID            the CSV row to compare with (its \"ID\"; required when the\n"
     "                         CSV holds several launches)\n"
@@ -49,6 +53,7 @@ struct cmp_args {
                                      --blocks-per-sm, --carveout, --threads */
     const char *ncu;              /* --ncu                            */
     const char *id;               /* --ncu-id, or NULL                */
+    const char *source;           /* --source, or NULL                */
 };
 
 static int parse_args(int argc, char **argv, struct cmp_args *r)
@@ -63,7 +68,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
                                 .seed = 1, .kernel = -1, .format = REPORT_TEXT,
                                 .carveout = -1, .threads = 1 };
     static const char *const known[] = {
-        "--ncu", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
+        "--ncu", "--source", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
         "--carveout", "--set", "--seed", "--threads", "-o", "--max-cycles", "--max-insts", NULL
     };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
@@ -79,10 +84,17 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
             r->ncu = val;
         } else if (!strcmp(name, "--ncu-id")) {
             r->id = val;
+        } else if (!strcmp(name, "--source")) {
+            r->source = val;
         }
     }
-    if (!r->ncu) {
-        fputs("smsim: missing --ncu REPORT.csv (see smsim compare --help)\n", stderr);
+    if (r->ncu && r->source) {
+        fputs("smsim: compare: --ncu and --source are two comparisons (give one)\n", stderr);
+        return 1;
+    }
+    if (!r->ncu && !r->source) {
+        fputs("smsim: missing --ncu REPORT.csv (or --source SOURCE.csv; see smsim compare "
+              "--help)\n", stderr);
         return 1;
     }
     return cli_common_done(&r->c, &st);
@@ -148,6 +160,11 @@ int cli_compare(int argc, char **argv)
     if (rc) {
         free(a.c.ov);
         return rc == 3 ? 0 : rc;
+    }
+    if (a.source) {
+        rc = cli_compare_source(&a.c, a.source);
+        free(a.c.ov);
+        return rc;
     }
     struct arch arch;
     struct ncu_table t;

@@ -130,6 +130,7 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
             eng_error(r, smi, t, msg);
             w->ni = NULL;
         } else {
+            w->ni = NULL; /* (eng_fetch_next: no issue to report) */
             eng_fetch_next(r, w, &sm->copies[slot]);
         }
         if (!w->ni) { /* empty stream: gone at once */

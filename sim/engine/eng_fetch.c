@@ -7,6 +7,12 @@
 
 void eng_fetch_next(struct eng_run *r, struct eng_warp *w, struct tr_inst *room)
 {
+    /* Called after every issue but EXIT's (w->ni is the instruction issued,
+     * w->dyn its instance) and at launch (w->ni NULL): the one place an
+     * observer's per-instruction issue count can be kept off the issue
+     * loop (engine_observer.inst_issue). */
+    if (__builtin_expect(r->obs != NULL, 0) && w->ni && r->obs->inst_issue)
+        r->obs->inst_issue(r->obs->ud, w->ni, w->dyn.active_mask);
     const struct tr_inst *in = tr_next(r->k, &w->cur, &w->dyn);
     if (in && !in->sealed) { /* (the readers seal theirs; tests may not) */
         *room = *in;

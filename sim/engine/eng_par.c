@@ -349,6 +349,16 @@ static int pick_sm(const struct par_worker *h, const struct par_worker *l, int n
     return best_k;
 }
 
+/* Warp-instructions issued so far (between epochs: no thread is stepping). */
+static uint64_t issued_so_far(const struct eng_run *r)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < r->a->sm_count; i++)
+        for (int s = 0; s < r->sub; s++)
+            n += r->sm[i].sp[s].st.inst_issued;
+    return n;
+}
+
 /* Move one SM of h to l (both waiting between epochs). */
 static void move_sm(struct par_worker *h, struct par_worker *l, int nsm)
 {
@@ -550,6 +560,7 @@ int eng_par_run(struct eng_run *r, int threads)
     int rc = 0;
     int bal_was = -1; /* balance(): the gap found at the last look */
     uint64_t nepoch = 0;
+    uint64_t nprog = 0; /* epochs since the start, for engine_opts.progress */
     uint64_t e = ENG_NEVER;
     for (int i = 0; i < nsm; i++)
         if (r->sm[i].next < e)
@@ -585,6 +596,8 @@ int eng_par_run(struct eng_run *r, int threads)
         }
         if (started > 1)
             balance(wk, started, &bal_was, ++nepoch, r->o->rebalance_every, nsm);
+        if (r->o->progress && (++nprog & 255) == 0)
+            r->o->progress(r->o->progress_ud, issued_so_far(r));
     }
     c.quit = 1;
     bar_wait(&c.start, &wk[0].s_start);

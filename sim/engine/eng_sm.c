@@ -203,6 +203,10 @@ static void observe(const struct eng_run *r, int smi, int s, int ls, const struc
         uint64_t to = obs->until && t > obs->until ? obs->until : t;
         obs->warp_state(obs->ud, smi, s, ls, w->block, w->wib, w->since, to, w->state);
     }
+    /* (ni is the instruction the interval waited for: an interval that ends
+     * in an issue is closed before the issue moves ni on, eng_sm_step) */
+    if (obs->inst_state && w->state != WS_SELECTED)
+        obs->inst_state(obs->ud, w->ni, w->state, t - w->since);
 }
 
 /* Close the warp's current state interval at t. */
@@ -397,6 +401,9 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
         branch = 1;
         break;
     case TR_K_EXIT:
+        /* (an issue that fetches reports itself in eng_fetch_next) */
+        if (__builtin_expect(r->obs != NULL, 0) && r->obs->inst_issue)
+            r->obs->inst_issue(r->obs->ud, in, w->dyn.active_mask);
         finish(r, sm, w, t);
         return;
     default: /* NOP, MEMBAR (waited for before issue) */
@@ -583,6 +590,10 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
                 continue;
             }
             mark[i] = ENG_PICK_ISSUED;
+            /* the state interval that ends in this issue is closed before
+             * the issue moves ni on: an observer charges it to the
+             * instruction the warp waited for (engine_observer.inst_state) */
+            set_state(r, ss, smi, s, elig[i], w, WS_SELECTED, t);
             issue(r, smi, sm, sp, w, slot, t);
             sp->last = elig[i];
             issued++;
@@ -595,7 +606,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
             if (mark[i] != ENG_PICK_ISSUED) {
                 set_state(r, ss, smi, s, ls, w, WS_NOT_SELECTED, t);
             } else {
-                set_state(r, ss, smi, s, ls, w, WS_SELECTED, t);
+                /* (its state is "selected" since the issue) */
                 /* Look ahead: conditions 1-3 of the warp's next instruction
                  * at t + 1 depend only on the warp itself, which nothing but
                  * its own next issue changes (a barrier release only lowers

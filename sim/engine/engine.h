@@ -25,6 +25,15 @@ struct engine_observer {
     void (*block_life)(void *ud, int sm, uint32_t block, uint64_t from, uint64_t to);
     /* Stop calling warp_state after this cycle (0 = never stop). */
     uint64_t until;
+    /* Per-instruction counters (--source-csv), over the whole run (not cut
+     * by until); either may be NULL.  inst_issue: a warp issued `in` with
+     * these active lanes (an issue is the warp's one "selected" cycle).
+     * inst_state: a warp whose next instruction was `in` (NULL: its stream
+     * ended without EXIT) spent `cycles` in `state`, never WS_SELECTED (the
+     * stall reason of a warp is charged to the instruction it waits to
+     * issue, as ncu's warp-state sampling charges it to the sampled PC). */
+    void (*inst_issue)(void *ud, const struct tr_inst *in, uint32_t active_mask);
+    void (*inst_state)(void *ud, const struct tr_inst *in, int state, uint64_t cycles);
 };
 
 struct engine_opts {
@@ -47,6 +56,11 @@ struct engine_opts {
                                       another thread every this many epochs, whatever
                                       the timings (eng_par.c balance() moves them on
                                       measured load, rarely and unpredictably) */
+    /* Progress of a long run (the command line's terminal line): called
+     * between epochs, every 256 of them, with the warp-instructions issued so
+     * far in this kernel; NULL: never.  It cannot change the results. */
+    void (*progress)(void *ud, uint64_t issued);
+    void *progress_ud;             /* passed back to progress                      */
 };
 
 /* The occupancy question (occ.h) of a kernel launch: block size,

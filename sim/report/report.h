@@ -73,10 +73,13 @@ void report_grid_warp_state(struct report_grid *g, int sm, int smsp, int slot,
 void report_grid_print(const struct report_grid *g, const char *title, FILE *f);
 void report_grid_free(struct report_grid *g);
 
-/* --timeline FILE: Chrome trace-event JSON (Perfetto, chrome://tracing). */
+/* --timeline FILE: Chrome trace-event JSON (Perfetto, chrome://tracing).
+ * Times are integers in SM cycles (ts and dur), so no viewer's conversion to
+ * its own clock can round neighbouring events into each other. */
 struct report_timeline_opts {
-    uint64_t max_cycles;          /* record cycles [0, max_cycles) of the whole run */
-    int max_sms;                  /* record SMs 0 .. max_sms-1                      */
+    uint64_t from, to;            /* record cycles [from, to) of the whole run      */
+    const int *sms;               /* record these SMs (ascending, distinct) ...     */
+    int nsms;                     /* ... nsms of them; SMs the GPU lacks are dropped */
     size_t max_events;            /* stop recording after this many events          */
 };
 struct report_timeline;
@@ -96,5 +99,53 @@ void report_timeline_end_kernel(struct report_timeline *t, const char *name,
 /* Write the JSON document; `config` goes into its metadata.  0 or -1. */
 int report_timeline_write(const struct report_timeline *t, const char *config, FILE *f);
 void report_timeline_free(struct report_timeline *t);
+
+/* --stall-profile BIN: warp-state cycles per bin of BIN cycles, summed over
+ * every SM, per kernel; CSV and a stacked-area SVG (report_stallprof.c). */
+struct report_stallprof;
+struct report_stallprof *report_stallprof_new(const struct arch *a, uint64_t bin);
+/* A warp held `state` over kernel cycles [from, to) (any SM, any order). */
+void report_stallprof_warp_state(struct report_stallprof *p, uint64_t from, uint64_t to,
+                                 int state);
+/* The running kernel ended after `cycles`; 0, or -1 when out of memory. */
+int report_stallprof_end_kernel(struct report_stallprof *p, const char *name, uint64_t cycles);
+size_t report_stallprof_kernels(const struct report_stallprof *p);
+/* Columns kernel, cycle_from, cycle_to, then one per state (stats_state_name). */
+int report_stallprof_csv(const struct report_stallprof *p, FILE *f);
+int report_stallprof_svg(const struct report_stallprof *p, const char *title, FILE *f);
+void report_stallprof_free(struct report_stallprof *p);
+
+/* --source-csv FILE: per-instruction counters, ncu Source page shape
+ * (report_source.c). */
+struct report_source_row {
+    uint64_t key;                 /* pc, or line | 2^32 without one (sort order)    */
+    int has_pc;                   /* pc is the instruction's address                */
+    uint32_t pc;                  /* address in the kernel's code                   */
+    uint32_t line;                /* trace line                                     */
+    char opcode[24];              /* opcode with modifiers                          */
+    uint64_t issued;              /* warp-instructions issued                       */
+    uint64_t thread_inst;         /* their active lanes                             */
+    uint64_t state[WS_COUNT];     /* warp-cycles waiting to issue it, per state
+                                     (selected: one per issue)                      */
+};
+struct report_source;
+struct report_source *report_source_new(void);
+/* engine_observer.inst_issue / inst_state. */
+void report_source_issue(struct report_source *s, const struct tr_inst *in, uint32_t mask);
+void report_source_state(struct report_source *s, const struct tr_inst *in, int state,
+                         uint64_t cycles);
+/* The running kernel ended; 0, or -1 when out of memory. */
+int report_source_end_kernel(struct report_source *s, const char *name);
+size_t report_source_kernels(const struct report_source *s);
+/* Kernel k's rows, sorted by key; *n of them. */
+const struct report_source_row *report_source_rows(const struct report_source *s, size_t kernel,
+                                                   size_t *n);
+/* ncu's stall columns: how many, and column i's name with the state it
+ * counts in *ws (-1: a reason smsim does not model). */
+int report_source_columns(void);
+const char *report_source_column(int i, int *ws);
+/* Per kernel: a "Kernel Name" line, the header, one row per instruction. */
+int report_source_csv(const struct report_source *s, FILE *f);
+void report_source_free(struct report_source *s);
 
 #endif

@@ -5,8 +5,12 @@
  * of their SM, one lane per concurrently resident block.  Kernels follow one
  * another on one time axis; a "kernels" process shows their spans.
  *
- * Size is bounded: only cycles [0, max_cycles) of SMs [0, max_sms) and at most
+ * Size is bounded: only cycles [from, to) of the selected SMs and at most
  * max_events events are kept; the document's otherData says what was kept.
+ * Times are integer SM cycles: ts and dur are in the format's microseconds,
+ * one cycle each, so every viewer converts them exactly (Perfetto turns a
+ * fractional microsecond into nanoseconds by rounding ts and dur
+ * separately, which at 1.98 GHz made neighbouring slices overlap).
  * Consecutive intervals of one warp in one state are merged into one event.
  * The engine delivers intervals in its own stepping order (one warp's in
  * time order, SMs interleaved by epoch), so the writer sorts them (by SM,
@@ -43,7 +47,10 @@ struct tl_kernel {
 };
 
 struct report_timeline {
-    struct report_timeline_opts o; /* limits                          */
+    struct report_timeline_opts o; /* limits (o.sms points into sms)   */
+    int *sms;                      /* the recorded SMs, ascending      */
+    int nsel;                      /* their count                      */
+    int *sel;                      /* [sm_count]: index in sms, or -1  */
     double mhz;                    /* SM clock, cycles per microsecond */
     int smsps, slots;              /* slot layout per SM               */
     int sm_count;                  /* SMs of the GPU (pid of "kernels") */
@@ -77,7 +84,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 static void forget_last(struct report_timeline *t)
 {
-    size_t n = (size_t)t->o.max_sms * (size_t)t->smsps * (size_t)t->slots;
+    size_t n = (size_t)t->nsel * (size_t)t->smsps * (size_t)t->slots;
     for (size_t i = 0; i < n; i++)
         t->last[i] = -1;
 }
@@ -89,19 +96,34 @@ struct report_timeline *report_timeline_new(const struct arch *a,
     if (!t)
         return NULL;
     t->o = *o;
-    if (t->o.max_sms > a->sm_count)
-        t->o.max_sms = a->sm_count;
-    if (t->o.max_sms < 0)
-        t->o.max_sms = 0;
-    t->sm_count = a->sm_count;
+    t->sm_count = a->sm_count > 0 ? a->sm_count : 0;
+    t->sel = malloc(((size_t)t->sm_count + 1) * sizeof *t->sel);
+    t->sms = malloc(((size_t)o->nsms + 1) * sizeof *t->sms);
+    if (!t->sel || !t->sms) {
+        free(t->sel);
+        free(t->sms);
+        free(t);
+        return NULL;
+    }
+    for (int i = 0; i < t->sm_count; i++)
+        t->sel[i] = -1;
+    for (int i = 0; i < o->nsms; i++)
+        if (o->sms[i] >= 0 && o->sms[i] < t->sm_count && t->sel[o->sms[i]] < 0) {
+            t->sel[o->sms[i]] = t->nsel;
+            t->sms[t->nsel++] = o->sms[i];
+        }
+    t->o.sms = t->sms;
+    t->o.nsms = t->nsel;
     t->mhz = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1.0;
     t->smsps = a->subpartitions > 0 ? a->subpartitions : 1;
     t->slots = (a->max_warps_per_sm + t->smsps - 1) / t->smsps;
     if (t->slots < 1)
         t->slots = 1;
-    size_t n = (size_t)t->o.max_sms * (size_t)t->smsps * (size_t)t->slots;
+    size_t n = (size_t)t->nsel * (size_t)t->smsps * (size_t)t->slots;
     t->last = malloc((n ? n : 1) * sizeof *t->last);
     if (!t->last) {
+        free(t->sel);
+        free(t->sms);
         free(t);
         return NULL;
     }
@@ -111,7 +133,7 @@ struct report_timeline *report_timeline_new(const struct arch *a,
 
 uint64_t report_timeline_until(const struct report_timeline *t)
 {
-    return t->o.max_cycles > t->offset ? t->o.max_cycles - t->offset : 1;
+    return t->o.to > t->offset ? t->o.to - t->offset : 1;
 }
 
 static int room(struct report_timeline *t)
@@ -127,18 +149,20 @@ void report_timeline_warp_state(struct report_timeline *t, int sm, int smsp, int
                                 uint32_t block, uint32_t warp, uint64_t from,
                                 uint64_t to, int state)
 {
-    if (sm < 0 || sm >= t->o.max_sms || smsp < 0 || smsp >= t->smsps ||
+    if (sm < 0 || sm >= t->sm_count || t->sel[sm] < 0 || smsp < 0 || smsp >= t->smsps ||
         slot < 0 || slot >= t->slots || to <= from)
         return;
     from += t->offset;
     to += t->offset;
-    if (from >= t->o.max_cycles)
+    if (from >= t->o.to || to <= t->o.from)
         return;
-    if (to > t->o.max_cycles)
-        to = t->o.max_cycles;
+    if (from < t->o.from)
+        from = t->o.from;
+    if (to > t->o.to)
+        to = t->o.to;
     int tid = smsp * t->slots + slot;
-    long *last = &t->last[((size_t)sm * (size_t)t->smsps + (size_t)smsp) * (size_t)t->slots
-                          + (size_t)slot];
+    long *last = &t->last[((size_t)t->sel[sm] * (size_t)t->smsps + (size_t)smsp) *
+                          (size_t)t->slots + (size_t)slot];
     if (*last >= 0) {
         struct tl_warp *e = &t->w[*last];
         if (e->to == from && e->state == state && e->block == block && e->warp == warp) {
@@ -157,14 +181,16 @@ void report_timeline_warp_state(struct report_timeline *t, int sm, int smsp, int
 void report_timeline_block_life(struct report_timeline *t, int sm, uint32_t block,
                                 uint64_t from, uint64_t to)
 {
-    if (sm < 0 || sm >= t->o.max_sms || to < from)
+    if (sm < 0 || sm >= t->sm_count || t->sel[sm] < 0 || to <= from)
         return;
     from += t->offset;
     to += t->offset;
-    if (from >= t->o.max_cycles)
+    if (from >= t->o.to || to <= t->o.from)
         return;
-    if (to > t->o.max_cycles)
-        to = t->o.max_cycles;
+    if (from < t->o.from)
+        from = t->o.from;
+    if (to > t->o.to)
+        to = t->o.to;
     if (!room(t) || grow((void **)&t->b, &t->capb, t->nb + 1, sizeof *t->b)) {
         t->truncated = 1;
         return;
@@ -210,10 +236,11 @@ static int cmp_warp(const void *pa, const void *pb)
     return a->from < b->from ? -1 : a->from > b->from;
 }
 
-/* Microseconds (trace-event time unit) of a cycle count. */
+/* A time: whole cycles, one per trace-event microsecond. */
 static void us(FILE *f, const struct report_timeline *t, uint64_t cycles)
 {
-    fprintf(f, "%.6f", (double)cycles / t->mhz);
+    (void)t;
+    fprintf(f, "%llu", (unsigned long long)cycles);
 }
 
 static void meta(FILE *f, int *first, const char *what, int pid, int tid, const char *name)
@@ -249,7 +276,8 @@ int report_timeline_write(const struct report_timeline *t, const char *config, F
     fputs("{\n  \"traceEvents\": [\n", f);
     int first = 1;
     char name[64];
-    for (int sm = 0; sm < t->o.max_sms; sm++) {
+    for (int i = 0; i < t->nsel; i++) {
+        int sm = t->sms[i];
         snprintf(name, sizeof name, "SM %d", sm);
         meta(f, &first, "process_name", sm, 0, name);
         for (int p = 0; p < t->smsps; p++)
@@ -260,13 +288,17 @@ int report_timeline_write(const struct report_timeline *t, const char *config, F
     }
     meta(f, &first, "process_name", kpid, 0, "kernels");
     for (size_t i = 0; i < t->nk; i++) {
+        uint64_t kf = t->k[i].from > t->o.from ? t->k[i].from : t->o.from;
+        uint64_t kt = t->k[i].to < t->o.to ? t->k[i].to : t->o.to;
+        if (kt <= kf)
+            continue; /* outside the window */
         fprintf(f, "%s    {\"name\": ", first ? "" : ",\n");
         first = 0;
         report_json_string(f, t->k[i].name);
         fprintf(f, ", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"ts\": ", kpid);
-        us(f, t, t->k[i].from);
+        us(f, t, kf);
         fputs(", \"dur\": ", f);
-        us(f, t, t->k[i].to - t->k[i].from);
+        us(f, t, kt - kf);
         fprintf(f, ", \"args\": {\"kernel\": %zu, \"cycle\": %llu, \"cycles\": %llu}}", i,
                 (unsigned long long)t->k[i].from,
                 (unsigned long long)(t->k[i].to - t->k[i].from));
@@ -310,16 +342,21 @@ int report_timeline_write(const struct report_timeline *t, const char *config, F
                 b[i].kernel, b[i].block, (unsigned long long)b[i].from,
                 (unsigned long long)(b[i].to - b[i].from));
     }
-    fputs("\n  ],\n  \"displayTimeUnit\": \"ns\",\n  \"otherData\": {\n    \"generator\": \"smsim\",\n"
-          "    \"config\": ", f);
+    fputs("\n  ],\n  \"otherData\": {\n    \"generator\": \"smsim\",\n    \"config\": ", f);
     report_json_string(f, config);
-    fprintf(f, ",\n    \"time_unit\": \"ts and dur in microseconds at %.3f MHz; args.cycle in SM cycles\",\n"
-            "    \"recorded\": \"cycles 0..%llu of SMs 0..%d (--timeline-cycles, --timeline-sms)\",\n"
-            "    \"max_cycles\": %llu,\n    \"max_sms\": %d,\n    \"max_events\": %zu,\n"
-            "    \"truncated\": %s",
-            t->mhz, (unsigned long long)(t->o.max_cycles ? t->o.max_cycles - 1 : 0),
-            t->o.max_sms - 1, (unsigned long long)t->o.max_cycles, t->o.max_sms,
-            t->o.max_events, t->truncated ? "true" : "false");
+    fprintf(f, ",\n    \"time_unit\": \"ts and dur in SM cycles (one cycle per trace-event "
+            "microsecond; the SM clock is %.3f MHz); args.cycle: the event's first cycle\",\n"
+            "    \"sm_clock_mhz\": %.3f,\n"
+            "    \"recorded\": \"cycles %llu..%llu of the selected SMs (--timeline-from, "
+            "--timeline-to, --timeline-sms)\",\n"
+            "    \"from\": %llu,\n    \"to\": %llu,\n    \"sms\": [",
+            t->mhz, t->mhz, (unsigned long long)t->o.from,
+            (unsigned long long)(t->o.to ? t->o.to - 1 : 0), (unsigned long long)t->o.from,
+            (unsigned long long)t->o.to);
+    for (int i = 0; i < t->nsel; i++)
+        fprintf(f, "%s%d", i ? ", " : "", t->sms[i]);
+    fprintf(f, "],\n    \"max_events\": %zu,\n    \"truncated\": %s", t->o.max_events,
+            t->truncated ? "true" : "false");
     fputs("\n  }\n}\n", f);
     ok = 1;
 out:
@@ -339,5 +376,7 @@ void report_timeline_free(struct report_timeline *t)
     free(t->b);
     free(t->k);
     free(t->last);
+    free(t->sel);
+    free(t->sms);
     free(t);
 }

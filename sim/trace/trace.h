@@ -76,7 +76,7 @@ struct tr_inst {
     uint8_t ndst;          /* valid entries in dst                                  */
     uint8_t nsrc;          /* valid entries in src                                  */
     uint8_t conflict;      /* shared-memory bank-conflict ways, 1 = none            */
-    uint8_t pad;           /* (keeps the layout explicit)                           */
+    uint8_t has_pc;        /* 1: pc holds the instruction's address                 */
     uint16_t dst[TR_MAX_DST]; /* destination register ids (flat space above)        */
     uint16_t src[TR_MAX_SRC]; /* source register ids                                */
     uint16_t width;        /* bytes per lane (memory only)                          */
@@ -109,6 +109,9 @@ struct tr_inst {
     uint8_t depbar_n;      /* ... and N, 0..63                                      */
     uint8_t opr[3];        /* R register read by source operand slot 0..2 (the
                               register-file banks and cache), TR_OPR_NONE: none  */
+    uint32_t pc;           /* with has_pc: byte address in the kernel's code (native:
+                              the address comment "/ *0250* /" that starts its line;
+                              Accel-Sim: the line's PC), the key of per-PC counters */
 };
 
 /* Dependence counters per warp (SB0..SB5) and the "no counter" value of the

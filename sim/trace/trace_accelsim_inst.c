@@ -239,6 +239,7 @@ int as_parse_line(const struct as_kernel *k, const char *line, uint64_t ln,
     const char *key = p;
     if (hex_tok(&p, 0, &v))
         return tok_err(k, err, ln, line, p, "PC must be hex");
+    pl->pc = (uint32_t)v;
     SEP("active mask");
     const char *mask_at = p;
     uint64_t mask;
@@ -529,6 +530,8 @@ static void make_static(struct as_static *s, const struct as_line *pl, uint64_t 
     int known = tr_isa_decode(opc, &s->in, &info);
     struct tr_inst *in = &s->in;
     in->line = (uint32_t)(ln > UINT32_MAX ? UINT32_MAX : ln);
+    in->has_pc = 1;
+    in->pc = pl->pc;
     if (!known) {
         s->unknown = 1;
         if (pl->width > 0) {

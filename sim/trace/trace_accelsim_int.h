@@ -132,6 +132,7 @@ struct as_cur {
 /* One parsed instruction line. */
 struct as_line {
     uint32_t mask;         /* active mask                                    */
+    uint32_t pc;           /* PC (low 32 bits)                               */
     uint32_t naddr;        /* addresses in addr (0: none)                    */
     uint16_t width;        /* memory width, bytes                            */
     uint8_t nd, ns;        /* registers named                                */

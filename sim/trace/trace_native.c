@@ -76,6 +76,8 @@ struct fctx {
     uint32_t *itab;          /* interning table: index + 1 of a static
                                 instruction in p->insts, 0 = empty slot       */
     uint32_t itabcap;        /* its slots (a power of two, or 0)               */
+    int line_has_pc;         /* the current line starts with an address comment */
+    uint32_t line_pc;        /* ... and its value (tr_inst.pc)                   */
 };
 
 static int perr(struct fctx *f, unsigned line, size_t col, const char *fmt, ...)
@@ -832,6 +834,8 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     if (!tr_isa_decode(opc, &in, &info))
         return ERR(f, oat, "unknown opcode '%.*s'", (int)tr_isa_base_len(opc), opc);
     in.line = f->line;
+    in.has_pc = (uint8_t)f->line_has_pc;
+    in.pc = f->line_has_pc ? f->line_pc : 0;
     if (guarded && add_src(f, &in, guard, start))
         return -1;
     p += on;
@@ -1530,8 +1534,34 @@ static int strip_comments(struct fctx *f, char *s)
     return 0;
 }
 
+/* An instruction's address: a comment of 1-8 hex digits that starts the
+ * line, "/ *0250* /" without the spaces, as sass2trace writes it; kept as tr_inst.pc
+ * (per-instruction counters, --source-csv). */
+static void line_address(struct fctx *f, const char *s)
+{
+    size_t p = skip_ws(s, 0), n = 0;
+    uint32_t v = 0;
+    f->line_has_pc = 0;
+    if (s[p] != '/' || s[p + 1] != '*')
+        return;
+    for (p += 2; n < 9; n++, p++) {
+        int d = s[p] >= '0' && s[p] <= '9'   ? s[p] - '0'
+                : s[p] >= 'a' && s[p] <= 'f' ? s[p] - 'a' + 10
+                : s[p] >= 'A' && s[p] <= 'F' ? s[p] - 'A' + 10
+                                             : -1;
+        if (d < 0)
+            break;
+        v = v << 4 | (uint32_t)d;
+    }
+    if (n >= 1 && n <= 8 && s[p] == '*' && s[p + 1] == '/') {
+        f->line_has_pc = 1;
+        f->line_pc = v;
+    }
+}
+
 static int parse_line(struct fctx *f, char *s)
 {
+    line_address(f, s);
     if (strip_comments(f, s))
         return -1;
     size_t p = skip_ws(s, 0);
