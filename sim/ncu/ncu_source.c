@@ -102,6 +102,27 @@ static void free_fields(char **f, int n)
         free(f[i]);
 }
 
+/* Cell `at` of t holds a copy of s in the table's one text block (the
+ * layout ncu_cell reads, ncu_csv.h). */
+static int put_text(struct ncu_table *t, size_t at, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (t->ntext + n > t->captext) {
+        size_t cap = t->captext ? t->captext : 1 << 12;
+        while (cap < t->ntext + n)
+            cap *= 2;
+        char *x = realloc(t->text, cap);
+        if (!x)
+            return -1;
+        t->text = x;
+        t->captext = cap;
+    }
+    memcpy(t->text + t->ntext, s, n);
+    t->cells[at] = t->ntext + 1;
+    t->ntext += n;
+    return 0;
+}
+
 int ncu_source_parse(const char *text, size_t len, const char *path, struct ncu_table *t,
                      char kernel[256], char err[NCU_ERR_MAX])
 {
@@ -176,7 +197,7 @@ int ncu_source_parse(const char *text, size_t len, const char *path, struct ncu_
         if (t->nrows == rowcap) {
             int c = rowcap ? 2 * rowcap : 256;
             size_t cells = (size_t)c * (size_t)t->ncols;
-            char **nc = realloc(t->cells, cells * sizeof *nc);
+            size_t *nc = realloc(t->cells, cells * sizeof *nc);
             if (nc)
                 t->cells = nc;
             int *nl = nc ? realloc(t->line, cells * sizeof *nl) : NULL;
@@ -192,10 +213,14 @@ int ncu_source_parse(const char *text, size_t len, const char *path, struct ncu_
         }
         for (int i = 0; i < n; i++) {
             size_t at = (size_t)t->nrows * (size_t)t->ncols + (size_t)i;
-            t->cells[at] = f[i];
+            if (put_text(t, at, f[i])) {
+                free_fields(f, n);
+                goto oom;
+            }
             t->line[at] = line;
             t->col[at] = fc[i];
         }
+        free_fields(f, n);
         t->nrows++;
     }
     if (!hdr) {
