@@ -17,7 +17,7 @@ static const char usage[] =
     "        [--stall-profile BIN [--stall-csv FILE.csv] [--stall-svg FILE.svg]]\n"
     "        [--source-csv FILE.csv]\n"
     "      simulate every kernel of TRACE and report what Nsight Compute would measure\n"
-    "  smsim occupancy --config CFG.yaml --threads T --regs R [--smem-static B]\n"
+    "  smsim occupancy --config CFG.yaml --block-size T --regs R [--smem-static B]\n"
     "        [--smem-dynamic B] [--carveout PCT] [--barriers N]\n"
     "        [--vary threads|regs|smem] [--format text|json|csv] [--set ...]\n"
     "      theoretical occupancy by the CUDA rules\n"

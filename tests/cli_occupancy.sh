@@ -33,7 +33,7 @@ has() {
 # The acceptance example: H100, 32 threads, 8 registers, 12 KB static shared
 # memory -> 13312 B per block with the 1 KB reserve, 233472 / 13312 = 17 blocks,
 # 17 of 64 warps = 26.56 %.
-EX=(--config "$CFG" --threads 32 --regs 8 --smem-static 12288)
+EX=(--config "$CFG" --block-size 32 --regs 8 --smem-static 12288)
 
 LAST="text example"
 expect_ok "${EX[@]}"
@@ -78,35 +78,35 @@ row=$(sed -n 2p "$TMP/out")
 
 # Barriers on 9.0: 2 x 32 barrier sets / 4 barriers = 16 blocks.
 LAST="barriers"
-expect_ok --config "$CFG" --threads 64 --regs 16 --barriers 4 --format csv
+expect_ok --config "$CFG" --block-size 64 --regs 16 --barriers 4 --format csv
 [ "$(sed -n 2p "$TMP/out" | cut -d, -f1,2,7)" = "16,barriers,16" ] ||
     fail "barriers row: $(sed -n 2p "$TMP/out")"
 
 # Carveout preference: 25 % of 233472 = 58368 -> 64 KB; 49152 + 1024 = 50176 B
 # per block -> 1 block, configuration 65536.
 LAST="carveout"
-expect_ok --config "$CFG" --threads 256 --regs 32 --smem-dynamic 49152 --carveout 25 --format csv
+expect_ok --config "$CFG" --block-size 256 --regs 32 --smem-dynamic 49152 --carveout 25 --format csv
 [ "$(sed -n 2p "$TMP/out" | cut -d, -f1,10)" = "1,65536" ] ||
     fail "carveout row: $(sed -n 2p "$TMP/out")"
 
 # An invalid launch is an answer (0 blocks and why), not a usage error.
 LAST="invalid launch"
-expect_ok --config "$CFG" --threads 1024 --regs 65 --format json
+expect_ok --config "$CFG" --block-size 1024 --regs 65 --format json
 has '^  "blocks_per_sm": 0,$'
 has '^  "limiter": "registers per block exceeded",$'
 has '"error": ".*73728.*"$'
 LAST="invalid launch text"
-expect_ok --config "$CFG" --threads 1025 --regs 8
+expect_ok --config "$CFG" --block-size 1025 --regs 8
 has '^  The launch cannot run: 1025 threads per block exceed the maximum 1024$'
 
 # --set reaches the configuration.
 LAST="--set"
-expect_ok --config "$CFG" --threads 32 --regs 8 --set sm.max_blocks=4 --format csv
+expect_ok --config "$CFG" --block-size 32 --regs 8 --set sm.max_blocks=4 --format csv
 [ "$(sed -n 2p "$TMP/out" | cut -d, -f1,2)" = "4,blocks" ] || fail "--set row: $(sed -n 2p "$TMP/out")"
 
 # --vary: shape of the curves.
 LAST="vary threads csv"
-expect_ok --config "$CFG" --threads 100 --regs 40 --vary threads --format csv
+expect_ok --config "$CFG" --block-size 100 --regs 40 --vary threads --format csv
 # 32, 64, ..., 1024 (32 points) + the given 100, + header
 [ "$(wc -l <"$TMP/out")" -eq 34 ] || fail "vary threads: $(wc -l <"$TMP/out") lines"
 [ "$(head -1 "$TMP/out")" = "threads,blocks_per_sm,active_warps,occupancy_pct,limiter" ] ||
@@ -114,31 +114,45 @@ expect_ok --config "$CFG" --threads 100 --regs 40 --vary threads --format csv
 has '^100,12,48,75\.0000,registers$'  # 40 regs: 12 warps/SMSP x 4 / 4 warps
 has '^1024,1,32,50\.0000,'
 LAST="vary threads text"
-expect_ok --config "$CFG" --threads 100 --regs 40 --vary threads
+expect_ok --config "$CFG" --block-size 100 --regs 40 --vary threads
 has '^\* +100 +12 +48 +75\.00% +registers$'
 [ "$(grep -c '^\*' "$TMP/out")" -eq 1 ] || fail "vary text: one marked point expected"
 LAST="vary threads json"
-expect_ok --config "$CFG" --threads 100 --regs 40 --vary threads --format json
+expect_ok --config "$CFG" --block-size 100 --regs 40 --vary threads --format json
 has '^  "vary": "threads",$'
 [ "$(grep -c '^    {"threads": ' "$TMP/out")" -eq 33 ] || fail "vary json: 33 points expected"
 
 LAST="vary regs"
-expect_ok --config "$CFG" --threads 96 --regs 40 --vary regs --format csv
+expect_ok --config "$CFG" --block-size 96 --regs 40 --vary regs --format csv
 [ "$(wc -l <"$TMP/out")" -eq 256 ] || fail "vary regs: $(wc -l <"$TMP/out") lines (want 255 + header)"
 has '^255,2,6,9\.3750,registers$'
 has '^1,21,63,98\.4375,warps$'
 
 LAST="vary smem"
-expect_ok --config "$CFG" --threads 128 --regs 32 --smem-dynamic 12288 --vary smem --format csv
+expect_ok --config "$CFG" --block-size 128 --regs 32 --smem-dynamic 12288 --vary smem --format csv
 # 0, 1024, ..., 232448 = 227 KiB: 228 points + header
 [ "$(wc -l <"$TMP/out")" -eq 229 ] || fail "vary smem: $(wc -l <"$TMP/out") lines"
 has '^12288,16,64,100\.0000,'
 has '^232448,1,4,6\.2500,shared memory$'
 
+# --threads, the old name of --block-size: the same answer, one line of
+# deprecation on stderr (exit 0); both names at once is an error.
+LAST="old name --threads"
+run --config "$CFG" --threads 32 --regs 8 --smem-static 12288 --format csv
+[ "$rc" -eq 0 ] || fail "--threads: exit $rc"
+cp "$TMP/out" "$TMP/old"
+[ "$(cat "$TMP/err")" = "smsim: occupancy: --threads is deprecated, use --block-size (threads per block); the old name goes in the next release" ] ||
+    fail "--threads: stderr '$(cat "$TMP/err")'"
+expect_ok "${EX[@]}" --format csv
+cmp -s "$TMP/out" "$TMP/old" || fail "--threads and --block-size answer differently"
+run --config "$CFG" --threads=32 --regs 8 --vary threads --format csv
+[ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "--threads=32 --vary: exit $rc, $(cat "$TMP/err")"
+
 # --help
 LAST="--help"
 expect_ok --help
-has '^usage: smsim occupancy'
+has '^usage: smsim occupancy --config CFG.yaml --block-size T --regs R'
+has '^  --block-size T  '
 
 # Errors: non-zero exit, exactly one line on stderr, nothing on stdout.
 bad() {
@@ -153,28 +167,31 @@ bad_names() { # bad OPTION ARGS...: the message must name OPTION
     bad "$@"
     grep -q -- "$opt" "$TMP/err" || fail "error does not name $opt: $(cat "$TMP/err")"
 }
-bad_names --threads --config "$CFG" --threads 12x --regs 8
-bad_names --threads --config "$CFG" --threads 0 --regs 8
-bad_names --threads --config "$CFG" --threads -5 --regs 8
-bad_names --threads --config "$CFG" --threads 99999999999999999999 --regs 8
-bad_names --threads --config "$CFG" --threads "" --regs 8
-bad_names --threads --config "$CFG" --threads " 32" --regs 8
-bad_names --regs --config "$CFG" --threads 32 --regs 8.5
-bad_names --regs --config "$CFG" --threads 32
-bad_names --regs --config "$CFG" --threads 32 --regs
-bad_names --smem-static --config "$CFG" --threads 32 --regs 8 --smem-static 1k
-bad_names --smem-dynamic --config "$CFG" --threads 32 --regs 8 --smem-dynamic -1
-bad_names --max-dynamic --config "$CFG" --threads 32 --regs 8 --max-dynamic x
-bad_names --carveout --config "$CFG" --threads 32 --regs 8 --carveout 101
-bad_names --barriers --config "$CFG" --threads 32 --regs 8 --barriers two
-bad_names --format --config "$CFG" --threads 32 --regs 8 --format xml
-bad_names --vary --config "$CFG" --threads 32 --regs 8 --vary blocks
-bad_names --config --threads 32 --regs 8
-bad_names --bogus --config "$CFG" --threads 32 --regs 8 --bogus 1
+bad_names --block-size --config "$CFG" --block-size 12x --regs 8
+bad_names --block-size --config "$CFG" --block-size 0 --regs 8
+bad_names --block-size --config "$CFG" --block-size -5 --regs 8
+bad_names --block-size --config "$CFG" --block-size 99999999999999999999 --regs 8
+bad_names --block-size --config "$CFG" --block-size "" --regs 8
+bad_names --block-size --config "$CFG" --block-size " 32" --regs 8
+bad_names --regs --config "$CFG" --block-size 32 --regs 8.5
+bad_names --regs --config "$CFG" --block-size 32
+bad_names --regs --config "$CFG" --block-size 32 --regs
+bad_names --smem-static --config "$CFG" --block-size 32 --regs 8 --smem-static 1k
+bad_names --smem-dynamic --config "$CFG" --block-size 32 --regs 8 --smem-dynamic -1
+bad_names --max-dynamic --config "$CFG" --block-size 32 --regs 8 --max-dynamic x
+bad_names --carveout --config "$CFG" --block-size 32 --regs 8 --carveout 101
+bad_names --barriers --config "$CFG" --block-size 32 --regs 8 --barriers two
+bad_names --format --config "$CFG" --block-size 32 --regs 8 --format xml
+bad_names --vary --config "$CFG" --block-size 32 --regs 8 --vary blocks
+bad_names --config --block-size 32 --regs 8
+bad_names --bogus --config "$CFG" --block-size 32 --regs 8 --bogus 1
+bad_names --block-size --config "$CFG" --block-size 32 --block-size 64 --regs 8
+bad_names --threads --config "$CFG" --block-size 32 --threads 64 --regs 8
 bad_names --threads --config "$CFG" --threads 32 --threads 64 --regs 8
-bad --config "$CFG" --threads 32 --regs 8 stray
-bad --config /nonexistent/gpu.yaml --threads 32 --regs 8
-bad --config "$CFG" --threads 32 --regs 8 --set no.such_key=1
+bad_names --threads --config "$CFG" --threads 0 --regs 8
+bad --config "$CFG" --block-size 32 --regs 8 stray
+bad --config /nonexistent/gpu.yaml --block-size 32 --regs 8
+bad --config "$CFG" --block-size 32 --regs 8 --set no.such_key=1
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails check(s) failed"

@@ -24,12 +24,15 @@ enum occ_vary { VARY_NONE, VARY_THREADS, VARY_REGS, VARY_SMEM };
 enum { OCC_CLI_SMEM_MAX = 1 << 30, OCC_CLI_REGS_MAX = 65536, OCC_CLI_THREADS_MAX = 1 << 24 };
 
 static const char occ_help[] =
-    "usage: smsim occupancy --config CFG.yaml --threads T --regs R [options]\n"
+    "usage: smsim occupancy --config CFG.yaml --block-size T --regs R [options]\n"
     "  theoretical occupancy of a kernel launch by the CUDA rules (cuda_occupancy.h)\n"
     "\n"
     "options (--opt VALUE or --opt=VALUE):\n"
     "  --config FILE          GPU configuration (YAML), required\n"
-    "  --threads T            threads per block, required (need not be a multiple of 32)\n"
+    "  --block-size T         threads per block, required (need not be a multiple of 32;\n"
+    "                         --threads T is its old name, accepted with a warning: in\n"
+    "                         the other subcommands --threads is host threads of one\n"
+    "                         simulation)\n"
     "  --regs R               registers per thread, required\n"
     "  --smem-static B        static shared memory per block, bytes (default 0)\n"
     "  --smem-dynamic B       dynamic shared memory per block, bytes (default 0)\n"
@@ -50,7 +53,7 @@ static const char occ_help[] =
 
 struct occ_args {
     const char *config;        /* --config                                      */
-    int have_threads;          /* --threads given                               */
+    int have_threads;          /* --block-size (or its old name --threads) given */
     int have_regs;             /* --regs given                                  */
     struct occ_launch l;       /* the launch                                    */
     int format;                /* enum occ_format                               */
@@ -58,14 +61,17 @@ struct occ_args {
     struct arch_override *ov;  /* --set overrides                               */
     int nov;                   /* their count                                   */
     unsigned seen;             /* options given, one bit each (duplicates are errors) */
+    int old_name;              /* 1: the block size came as --threads           */
 };
 
 static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
 {
     static const char *const names[] = {
-        "--config", "--threads", "--regs", "--smem-static", "--smem-dynamic", "--max-dynamic",
-        "--carveout", "--barriers", "--format", "--vary", "--set",
+        "--config", "--block-size", "--regs", "--smem-static", "--smem-dynamic",
+        "--max-dynamic", "--carveout", "--barriers", "--format", "--vary", "--set",
+        "--threads", /* the old name of --block-size (same bit in `seen`) */
     };
+    enum { K_BLOCK_SIZE = 1, K_OLD_THREADS = 11 };
     enum { N_NAMES = sizeof names / sizeof names[0] };
 
     for (int i = 1; i < argc; i++) {
@@ -92,6 +98,8 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
             return -1;
         }
         const char *opt = names[k];
+        if (k == K_OLD_THREADS)
+            k = K_BLOCK_SIZE; /* warned about once the answer is ready (cli_occupancy) */
         const char *val;
         if (eq) {
             val = eq + 1;
@@ -104,10 +112,16 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
         }
         if (strcmp(opt, "--set") != 0) {
             if (r->seen & (1u << k)) {
-                fprintf(stderr, "smsim: %s given twice\n", opt);
+                if (k == K_BLOCK_SIZE && r->old_name != (opt == names[K_OLD_THREADS]))
+                    fputs("smsim: --block-size and --threads (its old name) both given\n",
+                          stderr);
+                else
+                    fprintf(stderr, "smsim: %s given twice\n", opt);
                 return -1;
             }
             r->seen |= 1u << k;
+            if (k == K_BLOCK_SIZE)
+                r->old_name = opt == names[K_OLD_THREADS];
         }
 
         int rc = 0;
@@ -117,7 +131,7 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
                 return -1;
             }
             r->config = val;
-        } else if (!strcmp(opt, "--threads")) {
+        } else if (k == K_BLOCK_SIZE) {
             rc = cli_parse_int(opt, val, 1, OCC_CLI_THREADS_MAX, &r->l.threads);
             r->have_threads = 1;
         } else if (!strcmp(opt, "--regs")) {
@@ -169,7 +183,7 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
         return -1;
     }
     if (!r->have_threads) {
-        fprintf(stderr, "smsim: occupancy: --threads is required\n");
+        fprintf(stderr, "smsim: occupancy: --block-size is required\n");
         return -1;
     }
     if (!r->have_regs) {
@@ -497,6 +511,11 @@ int cli_occupancy(int argc, char **argv)
         goto out;
     }
     mem = NULL;
+    /* One meaning per option name: --threads is host threads of a simulation
+     * everywhere else.  Said after every check, so an error stays one line. */
+    if (args.old_name)
+        fputs("smsim: occupancy: --threads is deprecated, use --block-size (threads per "
+              "block); the old name goes in the next release\n", stderr);
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
         fprintf(stderr, "smsim: occupancy: cannot write the output\n");
         status = 2;
