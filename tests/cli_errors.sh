@@ -247,7 +247,7 @@ saturate $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim satura
 saturate --config $C | smsim: missing TRACE file \(see smsim saturate --help\) | no trace
 saturate --config $C $TR/counts.trace --threshold 2 | smsim: --threshold '2': expected a number in \(0, 1\] | a threshold out of range
 saturate --config $C $TR/counts.trace --tolerance 0 | smsim: --tolerance '0': expected a number in \(0, 1\] | a tolerance out of range
-saturate --config $C $TR/counts.trace --format csv | smsim: --format 'csv': expected text or json | an unknown format
+saturate --config $C $TR/counts.trace --format xml | smsim: --format 'xml': expected text, json or csv | an unknown format
 saturate --config $C $TR/counts.trace --jobs 0 | smsim: --jobs '0': expected an integer in 1\.\.4096 | a job count out of range
 saturate --config $C $TR/counts.trace --metric foo | smsim: --metric 'foo': not a metric smsim reports .* | an unknown metric
 saturate --config $C traces/two_kernels.trace | smsim: .*two_kernels\.trace has 2 kernels: choose one with --kernel 0\.\.1 | a multi-kernel trace without --kernel
