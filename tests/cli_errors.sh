@@ -207,6 +207,7 @@ occupancy --config $C --block-size 128 --regs | smsim: --regs needs a value | an
 occupancy --config $C --block-size 128 --block-size 256 --regs 32 | smsim: --block-size given twice | an option given twice
 occupancy --config $C --block-size 128 --threads 256 --regs 32 | smsim: --block-size and --threads \(its old name\) both given | the block size under its new and its old name
 occupancy --config= --block-size 128 --regs 32 | smsim: --config needs a file name | an empty `--config=`
+occupancy --config $C --block-size 128 --regs 32 --plot occ.pdf | smsim: --plot 'occ\.pdf': expected a \.svg or \.png file name | a plot that is neither SVG nor PNG
 occupancy --config $C extra | smsim: occupancy: unexpected argument 'extra' .* | a stray argument
 ## Command line: `smsim sweep` (docs/studies.md)
 sweep $TR/counts.trace --vary gpu.sm_count=1 | smsim: missing --config CFG\.yaml \(see smsim sweep --help\) | no configuration
@@ -310,6 +311,7 @@ bench --repeat 0 | smsim: --repeat '0': expected an integer in 1\.\.[0-9]+ | a n
 bench --only nope | smsim: bench: --only 'nope': unknown workload | an unknown workload
 bench --quick --only stream_copy --max-insts 1000 | smsim: bench: workload stream_copy: kernel 'stream_copy' executes [0-9]+ warp-instructions, more than 1000 \(give --max-insts N, 0 for no limit, or --max-cycles N\) | a workload above `--max-insts` (default 10^11, as everywhere)
 ## Warnings (one line on stderr; the command still succeeds)
+--config $C tests/data/weak/copy_small.trace --set gpu.sm_count=2 | smsim: caution: kernel 'copy_float4' is of a class the validation marks weak \(memory-streaming, validate/weak\.tsv\): .*; see docs/validation\.md | a kernel of a class the validation marks weak (validate/weak.tsv; also `sweep`, `saturate`; not with `--quiet`)
 occupancy --config $C --threads 128 --regs 32 | smsim: occupancy: --threads is deprecated, use --block-size \(threads per block\); the old name goes in the next release | the old name of `--block-size`
 TABLE
 }

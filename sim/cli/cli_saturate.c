@@ -577,6 +577,8 @@ int cli_saturate(int argc, char **argv)
     rc = cli_write_out(r.c.out, rep, replen, "report");
     if (!rc && r.c.plot && r.c.out)
         rc = cli_plot(r.c.plot, render_sat_plot, &sp);
+    if (!rc) /* after the answer: a caution on it */
+        cli_weak_caution((const char *const[]){ l->name }, 1);
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);

@@ -403,6 +403,8 @@ int cli_sweep(int argc, char **argv)
         goto done;
     }
     rc = cli_study_output(&t, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys, r.ny);
+    if (!rc) /* after the answer: a caution on it */
+        cli_weak_caution((const char *const[]){ tf->kernels[r.c.kernel]->launch.name }, 1);
     study_table_free(&t);
 done:
     if (tf)
