@@ -67,7 +67,7 @@ has '^  "launch__occupancy_limit_barriers": 32,$'
 has '^  "sm__maximum_warps_avg_per_active_cycle": 17,$'
 has '^  "sm__maximum_warps_per_active_cycle_pct": 26\.5625,$'
 has '^  "launch__shared_mem_config_size": 233472,$'
-has '^  "error": null$'
+has '^  "error": null,$'
 has '^\}$'
 
 LAST="csv example"
@@ -115,6 +115,16 @@ has '^    shared memory: +up to 24832 B of shared memory per block \(static \+ d
 has '^    block size: +up to 128 threads per block keep 9 blocks per SM; 10 blocks need <= 192 threads by the warps limit \(now 128: met\)$'
 has '^    barriers: +up to 7 barriers per block keep 9 blocks per SM; 10 blocks need <= 6 barriers \(now 0: met\)$'
 has '^  Limited by registers: the next step, 10 blocks per SM \(62\.50 % occupancy at this block size\), needs <= 48 registers per thread \(8 fewer\)$'
+LAST="headroom json"
+expect_ok --config "$CFG" --block-size 128 --regs 56 --smem-static 12288 --format json
+has '^    "next_blocks_per_sm": 10,$'
+has '^    "registers": \{"now": 56, "keep_max": 56, "next_max": 48\},$'
+has '^    "smem_per_block": \{"now": 12288, "keep_max": 24832, "next_max": 22272\},$'
+has '^    "block_size": \{"now": 128, "keep_max": 128, "next_max": 192\},$'
+has '^    "barriers": \{"now": 0, "keep_max": 7, "next_max": 6\}$'
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out" || fail "headroom json does not parse"
+fi
 # Two limits bind at once (16 blocks: registers 32 x 32 = 1024 per warp ->
 # 16 per sub-partition, warps 64 / 4 = 16): the next step needs both,
 # 17 per sub-partition -> per warp <= 963 -> 768 -> 24 registers, and the
@@ -145,7 +155,7 @@ LAST="invalid launch"
 expect_ok --config "$CFG" --block-size 1024 --regs 65 --format json
 has '^  "blocks_per_sm": 0,$'
 has '^  "limiter": "registers per block exceeded",$'
-has '"error": ".*73728.*"$'
+has '"error": ".*73728.*",$'
 LAST="invalid launch text"
 expect_ok --config "$CFG" --block-size 1025 --regs 8
 has '^  The launch cannot run: 1025 threads per block exceed the maximum 1024$'

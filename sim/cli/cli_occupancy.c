@@ -269,7 +269,43 @@ static const char *const point_keys[] = {
 };
 enum { N_POINT_KEYS = sizeof point_keys / sizeof point_keys[0] };
 
-static void render_json(FILE *f, const struct occ_result *res)
+/* ',\n  "headroom": {...}': the numbers of occ_headroom_text (-1 is null). */
+static void json_room(FILE *f, const char *name, const struct occ_room *r)
+{
+    fprintf(f, "%s    \"%s\": {\"now\": %d, \"keep_max\": ", strcmp(name, "registers") ? ",\n" : "",
+            name, r->now);
+    if (r->keep_max < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", r->keep_max);
+    fputs(", \"next_max\": ", f);
+    if (r->next_max < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", r->next_max);
+    fputc('}', f);
+}
+
+static void json_headroom(FILE *f, const struct arch *a, const struct occ_launch *l)
+{
+    struct occ_headroom h;
+    if (occ_headroom(a, l, &h))
+        return;
+    fprintf(f, ",\n  \"headroom\": {\n    \"next_blocks_per_sm\": ");
+    if (h.next > h.max_blocks)
+        fputs("null,\n", f);
+    else
+        fprintf(f, "%d,\n", h.next);
+    json_room(f, "registers", &h.regs);
+    json_room(f, "smem_per_block", &h.smem);
+    json_room(f, "block_size", &h.threads);
+    if (h.barriers.used)
+        json_room(f, "barriers", &h.barriers);
+    fputs("\n  }", f);
+}
+
+static void render_json(FILE *f, const struct occ_result *res, const struct arch *a,
+                        const struct occ_launch *l)
 {
     char lim[128];
     limiter_of(res, lim, sizeof lim);
@@ -290,6 +326,7 @@ static void render_json(FILE *f, const struct occ_result *res)
         json_str(f, res->detail);
     else
         fputs("null", f);
+    json_headroom(f, a, l);
     fputs("\n}\n", f);
 }
 
@@ -611,7 +648,7 @@ int cli_occupancy(int argc, char **argv)
         struct occ_result res;
         occ_compute(&a, &args.l, &res); /* an invalid launch is reported, not an error */
         if (args.format == FMT_JSON)
-            render_json(mem, &res);
+            render_json(mem, &res, &a, &args.l);
         else if (args.format == FMT_CSV)
             render_csv(mem, &res);
         else
