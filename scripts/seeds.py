@@ -307,7 +307,7 @@ V["C_H200_HIGH"] = "%d–%d" % (round(min(hi)), round(max(hi)))
 
 
 def occ(*extra):
-    t = run("occupancy", "--config", "configs/h100.yaml", "--threads", "32", "--regs", "8",
+    t = run("occupancy", "--config", "configs/h100.yaml", "--block-size", "32", "--regs", "8",
             "--smem-static", "12288", *extra)
 
     def f(name):

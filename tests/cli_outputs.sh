@@ -158,6 +158,34 @@ no_temps "$TMP/o"
 PATH="$TMP/bin:$PATH" run "${S[@]}" --plot "$TMP/o/p.svg"
 [ $rc -ne 0 ] && [ ! -s "$TMP/out" ] || fail "a failed plot without -o: exit $rc, stdout $(head -c 80 "$TMP/out")"
 no_temps "$TMP/o"
+# saturate and validate keep their reports the same way
+for cmd in "saturate --config $C tests/data/study/ffma_ilp1.trace --set gpu.sm_count=2 --jobs 1" \
+    "validate tests/data/validate --manifest tests/data/validate/manifest.tsv --jobs 1"; do
+    rm -f "$TMP/o/r.txt"
+    PATH="$TMP/bin:$PATH" run $cmd -o "$TMP/o/r.txt" --plot "$TMP/o/p.svg"
+    [ $rc -ne 0 ] || fail "${cmd%% *}: a failed plot: exit 0"
+    grep -Eqx 'smsim: gnuplot failed \(exit status 1\) drawing the plot: "-", line 9: stand-in gnuplot: cannot draw' "$TMP/err" ||
+        fail "${cmd%% *}: a failed plot: message '$(cat "$TMP/err")'"
+    grep -Eq "^(saturate|smsim validate): " "$TMP/o/r.txt" || fail "${cmd%% *}: a failed plot lost the report written with -o"
+    [ "$(cat "$TMP/o/p.svg")" = "OLD PLOT" ] || fail "${cmd%% *}: a failed plot replaced the old plot"
+    no_temps "$TMP/o"
+done
+# the real gnuplot's own error line is quoted (its "line N: ..." message,
+# not the consequences it prints after it): a wrapper asks it for a
+# terminal it does not have
+if command -v gnuplot >/dev/null; then
+    mkdir -p "$TMP/gpw"
+    printf '#!/bin/sh\nsed "s/^set terminal svg/set terminal nosuchterm/" | exec %s\n' \
+        "$(command -v gnuplot)" >"$TMP/gpw/gnuplot"
+    chmod +x "$TMP/gpw/gnuplot"
+    rm -f "$TMP/o/s.csv"
+    PATH="$TMP/gpw:$PATH" run "${S[@]}" -o "$TMP/o/s.csv" --plot "$TMP/o/p.svg"
+    [ $rc -ne 0 ] || fail "real gnuplot, unknown terminal: exit 0"
+    grep -Eqx "smsim: gnuplot failed \(exit status 1\) drawing the plot: line [0-9]+: unknown or ambiguous terminal type.*" "$TMP/err" ||
+        fail "real gnuplot's error: '$(cat "$TMP/err")'"
+    grep -q "^\"\?gpu.sm_count\"\?," "$TMP/o/s.csv" || fail "real gnuplot failing lost the table written with -o"
+    no_temps "$TMP/o"
+fi
 # gnuplot missing: found before the run, nothing written
 PATH=/nonexistent run "${S[@]}" -o "$TMP/o/s2.csv" --plot "$TMP/o/p.svg"
 grep -q "gnuplot not found in PATH" "$TMP/err" && [ ! -e "$TMP/o/s2.csv" ] ||

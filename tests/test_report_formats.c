@@ -42,6 +42,7 @@ static void fill(struct stats_kernel *s, const char *name, int i)
     s->occ.active_warps = 18;
     s->occ.limit_blocks = 32; s->occ.limit_registers = 3; s->occ.limit_shared_mem = 50;
     s->occ.limit_warps = 10; s->occ.limit_barriers = INT_MAX; /* unlimited */
+    s->occ.limit_barriers_ncu = INT_MAX;
     s->cycles_elapsed = 3000 + 7 * (uint64_t)i;
     s->thread_inst = 123457;
     s->dram_bytes = 1000003;

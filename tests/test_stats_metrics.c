@@ -57,7 +57,8 @@ static void fill(struct stats_kernel *s)
     s->occ.limit_registers = 16;
     s->occ.limit_shared_mem = INT_MAX; /* does not limit */
     s->occ.limit_warps = 16;
-    s->occ.limit_barriers = 4;
+    s->occ.limit_barriers = 5; /* the header's term; the report shows ncu's */
+    s->occ.limit_barriers_ncu = 4;
     s->occ.warps_per_block = 4;
     s->occ.active_warps = 16;
     s->occ.occupancy_pct = 25.0;

@@ -181,6 +181,16 @@ int cli_check_outputs(const char *const out[][2], int nout, const char *const in
  * is NULL; 0, or 1 after "smsim: cannot write the WHAT to stdout". */
 int cli_write_out(const char *out, const char *buf, size_t len, const char *what);
 
+/* Kernel classes the validation marks weak (cli_weak.c, validate/weak.tsv):
+ * after a run of kernels names[0..n), one line on stderr when one matches
+ * (none when the environment has SMSIM_NO_CAUTION=1),
+ * "smsim: caution: kernel 'NAME' [(and K more kernels)] is of a class the
+ * validation marks weak (CLASS, validate/weak.tsv): ERROR; see
+ * docs/validation.md"; nothing otherwise. */
+void cli_weak_caution(const char *const *names, int n);
+/* The table's rows, or -1 with "validate/weak.tsv:LINE: why" in err. */
+int cli_weak_check(char *err, size_t n);
+
 /* compare --source (cli_compare_source.c): the parsed common options of
  * `smsim compare` and the ncu Source page export; the exit status. */
 int cli_compare_source(const struct cli_common *c, const char *source);

@@ -14,7 +14,9 @@
 #include "arch/arch.h"
 #include "cli/cli.h"
 #include "occ/occ.h"
+#include "occ/occ_headroom.h"
 #include "report/report.h"
+#include "study/study.h"
 
 enum occ_format { FMT_TEXT, FMT_JSON, FMT_CSV };
 enum occ_vary { VARY_NONE, VARY_THREADS, VARY_REGS, VARY_SMEM };
@@ -24,12 +26,15 @@ enum occ_vary { VARY_NONE, VARY_THREADS, VARY_REGS, VARY_SMEM };
 enum { OCC_CLI_SMEM_MAX = 1 << 30, OCC_CLI_REGS_MAX = 65536, OCC_CLI_THREADS_MAX = 1 << 24 };
 
 static const char occ_help[] =
-    "usage: smsim occupancy --config CFG.yaml --threads T --regs R [options]\n"
+    "usage: smsim occupancy --config CFG.yaml --block-size T --regs R [options]\n"
     "  theoretical occupancy of a kernel launch by the CUDA rules (cuda_occupancy.h)\n"
     "\n"
     "options (--opt VALUE or --opt=VALUE):\n"
     "  --config FILE          GPU configuration (YAML), required\n"
-    "  --threads T            threads per block, required (need not be a multiple of 32)\n"
+    "  --block-size T         threads per block, required (need not be a multiple of 32;\n"
+    "                         --threads T is its old name, accepted with a warning: in\n"
+    "                         the other subcommands --threads is host threads of one\n"
+    "                         simulation)\n"
     "  --regs R               registers per thread, required\n"
     "  --smem-static B        static shared memory per block, bytes (default 0)\n"
     "  --smem-dynamic B       dynamic shared memory per block, bytes (default 0)\n"
@@ -43,29 +48,38 @@ static const char occ_help[] =
     "  --vary threads|regs|smem\n"
     "                         the curve instead of one point: threads per block in\n"
     "                         steps of the warp size up to the maximum, registers\n"
-    "                         1..max per thread, or dynamic shared memory 0..opt-in\n"
-    "                         maximum in 1 KiB steps (each point opted in to its\n"
-    "                         own size); the given value is always one of the points\n"
+    "                         1..max per thread, or shared memory per block (static +\n"
+    "                         dynamic) 0..opt-in maximum in 1 KiB steps (each point\n"
+    "                         opted in to its own size); the given value is always\n"
+    "                         one of the points\n"
+    "  --plot FILE.svg|.png   also draw the three curves (blocks per SM and occupancy\n"
+    "                         against block size, registers and shared memory) with\n"
+    "                         the launch marked (gnuplot)\n"
     "  -h, --help             this text\n";
 
 struct occ_args {
     const char *config;        /* --config                                      */
-    int have_threads;          /* --threads given                               */
+    int have_threads;          /* --block-size (or its old name --threads) given */
     int have_regs;             /* --regs given                                  */
     struct occ_launch l;       /* the launch                                    */
     int format;                /* enum occ_format                               */
     int vary;                  /* enum occ_vary                                 */
+    const char *plot;          /* --plot FILE, or NULL                          */
     struct arch_override *ov;  /* --set overrides                               */
     int nov;                   /* their count                                   */
     unsigned seen;             /* options given, one bit each (duplicates are errors) */
+    int old_name;              /* 1: the block size came as --threads           */
 };
 
 static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
 {
     static const char *const names[] = {
-        "--config", "--threads", "--regs", "--smem-static", "--smem-dynamic", "--max-dynamic",
-        "--carveout", "--barriers", "--format", "--vary", "--set",
+        "--config", "--block-size", "--regs", "--smem-static", "--smem-dynamic",
+        "--max-dynamic", "--carveout", "--barriers", "--format", "--vary", "--set",
+        "--threads", /* the old name of --block-size (same bit in `seen`) */
+        "--plot",
     };
+    enum { K_BLOCK_SIZE = 1, K_OLD_THREADS = 11 };
     enum { N_NAMES = sizeof names / sizeof names[0] };
 
     for (int i = 1; i < argc; i++) {
@@ -92,6 +106,8 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
             return -1;
         }
         const char *opt = names[k];
+        if (k == K_OLD_THREADS)
+            k = K_BLOCK_SIZE; /* warned about once the answer is ready (cli_occupancy) */
         const char *val;
         if (eq) {
             val = eq + 1;
@@ -104,10 +120,16 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
         }
         if (strcmp(opt, "--set") != 0) {
             if (r->seen & (1u << k)) {
-                fprintf(stderr, "smsim: %s given twice\n", opt);
+                if (k == K_BLOCK_SIZE && r->old_name != (opt == names[K_OLD_THREADS]))
+                    fputs("smsim: --block-size and --threads (its old name) both given\n",
+                          stderr);
+                else
+                    fprintf(stderr, "smsim: %s given twice\n", opt);
                 return -1;
             }
             r->seen |= 1u << k;
+            if (k == K_BLOCK_SIZE)
+                r->old_name = opt == names[K_OLD_THREADS];
         }
 
         int rc = 0;
@@ -117,7 +139,7 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
                 return -1;
             }
             r->config = val;
-        } else if (!strcmp(opt, "--threads")) {
+        } else if (k == K_BLOCK_SIZE) {
             rc = cli_parse_int(opt, val, 1, OCC_CLI_THREADS_MAX, &r->l.threads);
             r->have_threads = 1;
         } else if (!strcmp(opt, "--regs")) {
@@ -158,6 +180,13 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
                 fprintf(stderr, "smsim: --vary '%s': expected threads, regs or smem\n", val);
                 return -1;
             }
+        } else if (!strcmp(opt, "--plot")) {
+            size_t n = strlen(val);
+            if (n < 5 || (strcmp(val + n - 4, ".svg") && strcmp(val + n - 4, ".png"))) {
+                fprintf(stderr, "smsim: --plot '%s': expected a .svg or .png file name\n", val);
+                return -1;
+            }
+            r->plot = val;
         } else { /* --set */
             rc = cli_add_override(&r->ov, &r->nov, val);
         }
@@ -169,7 +198,7 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
         return -1;
     }
     if (!r->have_threads) {
-        fprintf(stderr, "smsim: occupancy: --threads is required\n");
+        fprintf(stderr, "smsim: occupancy: --block-size is required\n");
         return -1;
     }
     if (!r->have_regs) {
@@ -240,7 +269,43 @@ static const char *const point_keys[] = {
 };
 enum { N_POINT_KEYS = sizeof point_keys / sizeof point_keys[0] };
 
-static void render_json(FILE *f, const struct occ_result *res)
+/* ',\n  "headroom": {...}': the numbers of occ_headroom_text (-1 is null). */
+static void json_room(FILE *f, const char *name, const struct occ_room *r)
+{
+    fprintf(f, "%s    \"%s\": {\"now\": %d, \"keep_max\": ", strcmp(name, "registers") ? ",\n" : "",
+            name, r->now);
+    if (r->keep_max < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", r->keep_max);
+    fputs(", \"next_max\": ", f);
+    if (r->next_max < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%d", r->next_max);
+    fputc('}', f);
+}
+
+static void json_headroom(FILE *f, const struct arch *a, const struct occ_launch *l)
+{
+    struct occ_headroom h;
+    if (occ_headroom(a, l, &h))
+        return;
+    fprintf(f, ",\n  \"headroom\": {\n    \"next_blocks_per_sm\": ");
+    if (h.next > h.max_blocks)
+        fputs("null,\n", f);
+    else
+        fprintf(f, "%d,\n", h.next);
+    json_room(f, "registers", &h.regs);
+    json_room(f, "smem_per_block", &h.smem);
+    json_room(f, "block_size", &h.threads);
+    if (h.barriers.used)
+        json_room(f, "barriers", &h.barriers);
+    fputs("\n  }", f);
+}
+
+static void render_json(FILE *f, const struct occ_result *res, const struct arch *a,
+                        const struct occ_launch *l)
 {
     char lim[128];
     limiter_of(res, lim, sizeof lim);
@@ -251,7 +316,7 @@ static void render_json(FILE *f, const struct occ_result *res)
     fprintf(f, ",\n  \"%s\": ", point_keys[4]);
     json_limit(f, res->limit_shared_mem);
     fprintf(f, ",\n  \"%s\": %d,\n  \"%s\": ", point_keys[5], res->limit_warps, point_keys[6]);
-    json_limit(f, res->limit_barriers);
+    json_limit(f, res->limit_barriers_ncu);
     fprintf(f, ",\n  \"%s\": %d,\n  \"%s\": %.4f,\n  \"%s\": %d,\n  \"%s\": %d,\n"
             "  \"%s\": %d,\n  \"%s\": ",
             point_keys[7], res->active_warps, point_keys[8], res->occupancy_pct, point_keys[9],
@@ -261,6 +326,7 @@ static void render_json(FILE *f, const struct occ_result *res)
         json_str(f, res->detail);
     else
         fputs("null", f);
+    json_headroom(f, a, l);
     fputs("\n}\n", f);
 }
 
@@ -277,7 +343,7 @@ static void render_csv(FILE *f, const struct occ_result *res)
     fputc(',', f);
     csv_limit(f, res->limit_shared_mem);
     fprintf(f, ",%d,", res->limit_warps);
-    csv_limit(f, res->limit_barriers);
+    csv_limit(f, res->limit_barriers_ncu);
     fprintf(f, ",%d,%.4f,%d,%d,%d,", res->active_warps, res->occupancy_pct,
             res->smem_config_bytes, res->warps_per_block, res->smem_per_block_alloc);
     if (res->error)
@@ -324,7 +390,7 @@ static void render_text(FILE *f, const struct arch *a, const struct occ_launch *
     text_int(f, "Block Limit Registers", "block", res->limit_registers);
     text_int(f, "Block Limit Shared Mem", "block", res->limit_shared_mem);
     text_int(f, "Block Limit Warps", "block", res->limit_warps);
-    text_int(f, "Block Limit Barriers", "block", res->limit_barriers);
+    text_int(f, "Block Limit Barriers", "block", res->limit_barriers_ncu);
     text_int(f, "Theoretical Active Warps per SM", "warp", res->active_warps);
     snprintf(buf, sizeof buf, "%.2f", res->occupancy_pct);
     text_row(f, "Theoretical Occupancy", "%", buf);
@@ -337,6 +403,19 @@ static void render_text(FILE *f, const struct arch *a, const struct occ_launch *
     fprintf(f, "  Limited by: %s\n", buf);
     if (res->error)
         fprintf(f, "  The launch cannot run: %s\n", res->detail);
+    if (res->limit_barriers_ncu != res->limit_barriers && res->limit_barriers_ncu != INT_MAX) {
+        char calc[32];
+        if (res->limit_barriers == INT_MAX)
+            snprintf(calc, sizeof calc, "applies no barrier term");
+        else
+            snprintf(calc, sizeof calc, "says %d", res->limit_barriers);
+        fprintf(f, "  Block Limit Barriers is shown as Nsight Compute shows it (at most Block "
+                   "Limit SM); the CUDA occupancy calculator %s (%d barriers per block)\n",
+                calc, l->barriers);
+    }
+    struct occ_headroom h;
+    if (!occ_headroom(a, l, &h))
+        occ_headroom_text(&h, "  ", f);
 }
 
 /* ---- --vary ---------------------------------------------------------- */
@@ -373,22 +452,47 @@ static int make_points(struct vary_points *p, int lo, int hi, int step, int give
 
 static const char *vary_name(int vary)
 {
-    return vary == VARY_THREADS ? "threads" : vary == VARY_REGS ? "regs" : "smem_dynamic";
+    return vary == VARY_THREADS ? "threads" : vary == VARY_REGS ? "regs" : "smem_per_block";
+}
+
+/* The launch at point v of curve `vary`. */
+static struct occ_launch vary_launch(const struct occ_launch *l0, int vary, int v)
+{
+    struct occ_launch l = *l0;
+    if (vary == VARY_THREADS)
+        l.threads = v;
+    else if (vary == VARY_REGS)
+        l.regs = v;
+    else
+        l = occ_launch_with_smem(l0, v); /* the total, as the headroom */
+    return l;
+}
+
+/* The given launch's value on curve `vary`. */
+static int vary_given(const struct occ_launch *l0, int vary)
+{
+    return vary == VARY_THREADS ? l0->threads
+           : vary == VARY_REGS  ? l0->regs
+                                : l0->smem_static + l0->smem_dynamic;
+}
+
+/* The points of curve `vary`; 0, or -1 out of memory. */
+static int vary_points(const struct arch *a, const struct occ_launch *l0, int vary,
+                       struct vary_points *p)
+{
+    if (vary == VARY_THREADS)
+        return make_points(p, a->warp_size, a->max_threads_per_block, a->warp_size,
+                           l0->threads);
+    if (vary == VARY_REGS)
+        return make_points(p, 1, a->max_regs_per_thread, 1, l0->regs);
+    return make_points(p, 0, a->smem_per_block_optin, 1024, vary_given(l0, vary));
 }
 
 static int render_vary(FILE *f, const struct arch *a, const struct occ_args *args)
 {
     struct vary_points p;
     const struct occ_launch *l0 = &args->l;
-    int rc;
-    if (args->vary == VARY_THREADS)
-        rc = make_points(&p, a->warp_size, a->max_threads_per_block, a->warp_size, l0->threads);
-    else if (args->vary == VARY_REGS)
-        rc = make_points(&p, 1, a->max_regs_per_thread, 1, l0->regs);
-    else
-        rc = make_points(&p, 0, a->smem_per_block_optin - l0->smem_static, 1024,
-                         l0->smem_dynamic);
-    if (rc) {
+    if (vary_points(a, l0, args->vary, &p)) {
         fprintf(stderr, "smsim: occupancy: out of memory\n");
         return -1;
     }
@@ -404,21 +508,10 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
         fprintf(f, "%s,blocks_per_sm,active_warps,occupancy_pct,limiter\n", name);
     }
     for (int i = 0; i < p.n; i++) {
-        struct occ_launch l = *l0;
+        struct occ_launch l = vary_launch(l0, args->vary, p.v[i]);
         struct occ_result res;
         char lim[128];
-        int given;
-        if (args->vary == VARY_THREADS) {
-            l.threads = p.v[i];
-            given = l.threads == l0->threads;
-        } else if (args->vary == VARY_REGS) {
-            l.regs = p.v[i];
-            given = l.regs == l0->regs;
-        } else {
-            l.smem_dynamic = p.v[i];
-            l.max_dynamic = -1;
-            given = l.smem_dynamic == l0->smem_dynamic;
-        }
+        int given = p.v[i] == vary_given(l0, args->vary);
         occ_compute(a, &l, &res); /* an invalid launch is a point with 0 blocks */
         limiter_of(&res, lim, sizeof lim);
         if (args->format == FMT_TEXT) {
@@ -441,6 +534,66 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
         fputs("  ]\n}\n", f);
     free(p.v);
     return 0;
+}
+
+/* --plot: the three curves of the launch (cli_plot's render). */
+struct occ_plot {
+    const struct arch *a;          /* configuration */
+    const struct occ_launch *l;    /* the launch    */
+};
+
+static int render_occ_plot(FILE *g, const char *out, void *ud)
+{
+    const struct occ_plot *op = ud;
+    size_t n = strlen(out);
+    int svg = n >= 4 && !strcmp(out + n - 4, ".svg");
+    fputs(svg ? "set terminal svg size 1200,420 dynamic font 'sans,11' background rgb 'white'\n"
+              : "set terminal pngcairo size 1500,525 font 'sans,10'\n", g);
+    fputs("set output ", g);
+    study_gp_string(g, out);
+    char title[300];
+    snprintf(title, sizeof title, "occupancy: %d threads/block, %d registers/thread, %d B "
+             "shared memory/block on %s", op->l->threads, op->l->regs,
+             op->l->smem_static + op->l->smem_dynamic, op->a->name);
+    fputs("\nset multiplot layout 1,3 title ", g);
+    study_gp_string(g, title);
+    fputs(" noenhanced\nset grid\nset key top right noenhanced\nset yrange [0:105]\n"
+          "set ylabel 'theoretical occupancy (%)'\nset y2label 'blocks per SM'\n"
+          "set ytics nomirror\nset y2tics\nset y2range [0:*]\n", g);
+    static const int curves[3] = { VARY_THREADS, VARY_REGS, VARY_SMEM };
+    static const char *const xlabel[3] = { "threads per block", "registers per thread",
+                                           "shared memory per block (static + dynamic), bytes" };
+    for (int c = 0; c < 3; c++) {
+        struct vary_points p;
+        if (vary_points(op->a, op->l, curves[c], &p))
+            return -1;
+        int given = vary_given(op->l, curves[c]);
+        double gy = 0, gb = 0;
+        fprintf(g, "$c%d << EOD\n", c);
+        for (int i = 0; i < p.n; i++) {
+            struct occ_launch l = vary_launch(op->l, curves[c], p.v[i]);
+            struct occ_result res;
+            occ_compute(op->a, &l, &res);
+            fprintf(g, "%d %.4f %d\n", p.v[i], res.occupancy_pct, res.blocks_per_sm);
+            if (p.v[i] == given) {
+                gy = res.occupancy_pct;
+                gb = res.blocks_per_sm;
+            }
+        }
+        fputs("EOD\n", g);
+        free(p.v);
+        fputs("set xlabel ", g);
+        study_gp_string(g, xlabel[c]);
+        fprintf(g, "\nset xrange [0:*]\nunset arrow\n"
+                   "set arrow from %d, graph 0 to %d, graph 1 nohead dt 2 lc rgb 'gray40'\n"
+                   "plot $c%d using 1:2 with steps lw 2 title 'occupancy', \\\n"
+                   "  $c%d using 1:3 axes x1y2 with steps dt 3 title 'blocks per SM', \\\n"
+                   "  '-' using 1:2 with points pt 7 ps 1.5 lc rgb 'red' "
+                   "title 'this launch (%g blocks, %.2f %%)'\n%d %.4f\ne\n",
+                given, given, c, c, gb, gy, given, gy);
+    }
+    fputs("unset multiplot\n", g);
+    return ferror(g) ? -1 : 0;
 }
 
 int cli_occupancy(int argc, char **argv)
@@ -468,6 +621,17 @@ int cli_occupancy(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         goto out;
     }
+    if (args.plot) {
+        const char *const outs[][2] = { { "--plot", args.plot } };
+        const char *const ins[][2] = { { "configuration", args.config } };
+        char gerr[STUDY_ERR_MAX];
+        if (cli_check_outputs(outs, 1, ins, 1))
+            goto out;
+        if (study_run_gnuplot("", 0, gerr)) {
+            fprintf(stderr, "%s\n", gerr);
+            goto out;
+        }
+    }
 
     mem = open_memstream(&buf, &len);
     if (!mem) {
@@ -484,7 +648,7 @@ int cli_occupancy(int argc, char **argv)
         struct occ_result res;
         occ_compute(&a, &args.l, &res); /* an invalid launch is reported, not an error */
         if (args.format == FMT_JSON)
-            render_json(mem, &res);
+            render_json(mem, &res, &a, &args.l);
         else if (args.format == FMT_CSV)
             render_csv(mem, &res);
         else
@@ -497,6 +661,16 @@ int cli_occupancy(int argc, char **argv)
         goto out;
     }
     mem = NULL;
+    /* the plot first: an error leaves stdout empty */
+    struct occ_plot op = { &a, &args.l };
+    if (args.plot && (status = cli_plot(args.plot, render_occ_plot, &op)))
+        goto out;
+    status = 1;
+    /* One meaning per option name: --threads is host threads of a simulation
+     * everywhere else.  Said after every check, so an error stays one line. */
+    if (args.old_name)
+        fputs("smsim: occupancy: --threads is deprecated, use --block-size (threads per "
+              "block); the old name goes in the next release\n", stderr);
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
         fprintf(stderr, "smsim: occupancy: cannot write the output\n");
         status = 2;

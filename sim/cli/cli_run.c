@@ -539,6 +539,13 @@ int cli_run(int argc, char **argv)
         }
     }
     rc = r.c.out ? 0 : cli_write_out(NULL, obuf[OUT_REP], olen[OUT_REP], "report");
+    const char **names = rc || r.quiet ? NULL : malloc((size_t)count * sizeof *names);
+    if (names) { /* after the answer: a caution on it (none if out of memory) */
+        for (int i = 0; i < count; i++)
+            names[i] = tf->kernels[first + i]->launch.name;
+        cli_weak_caution(names, count);
+        free(names);
+    }
     goto done;
 abort:
     for (int j = 0; j < begun; j++)

@@ -2,8 +2,9 @@
  * kernel's latency.  Sweeps resident blocks per SM from 1 to the occupancy
  * limit (engine_opts.blocks_per_sm_cap), finds where the throughput stops
  * rising, fits two saturating models, flags a decline past the peak, and
- * compares with the Little's-law estimate from a lone warp's stream.
- * docs/studies.md.
+ * compares with the Little's-law estimate from a lone warp's stream, and
+ * gives one recommended answer with the range of the other estimates.
+ * Points whose last wave is partial are flagged.  docs/studies.md.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -34,10 +35,11 @@ static const char sat_help[] =
     "  --metric NAME          throughput metric (default sm__inst_executed.avg.per_cycle_active)\n"
     "  --threshold F          saturation = first point >= F x plateau, 0 < F <= 1 (default 0.95)\n"
     "  --tolerance F          decline past the peak counts above F x plateau (default 0.02)\n"
-    "  --format text|json     report format (default text)\n"
+    "  --format text|json|csv report format (default text; csv: the points)\n"
     "  --plot FILE.svg|.png   draw the curve, the fits and the saturation point (gnuplot)\n"
     "  --set sec.key=val      override a configuration key (repeatable)\n"
-    "  --jobs N               points simulated in parallel (default: online CPUs)\n"
+    "  --jobs N               points simulated at once, one host thread each (default:\n"
+    "                         online CPUs; --threads of a run is threads of one simulation)\n"
     "  --progress             progress bar on stderr even when it is not a terminal\n"
     "  --kernel N             kernel of the trace (required when it has several)\n"
     "  --seed N               RNG seed (default 1)\n"
@@ -74,7 +76,7 @@ static int parse_frac(const char *opt, const char *s, double lo_excl, double hi,
 
 static int parse_args(int argc, char **argv, struct sat_args *r)
 {
-    static const char *const formats[] = { "text", "json", NULL };
+    static const char *const formats[] = { "text", "json", "csv", NULL };
     memset(r, 0, sizeof *r);
     r->c = (struct cli_common){ .has = CLI_C_CONFIG | CLI_C_SET | CLI_C_SEED | CLI_C_KERNEL |
                                        CLI_C_FORMAT | CLI_C_PLOT | CLI_C_OUT | CLI_C_POS |
@@ -133,6 +135,28 @@ static int metric_known(const struct arch *a, const char *name, const char **uni
 static void num(FILE *f, double v)
 {
     report_json_number(f, v);
+}
+
+/* The other estimates of the saturation point, in warps per SM: those
+ * within the SM's warps span [*lo, *hi]; the rest are past it.  The
+ * recommended answer is the simulated point (study_sat.sat): a measured
+ * throughput, where each fit is a model of the curve and Little's law a
+ * model of the latency. */
+struct sat_estimate {
+    const char *name;   /* what it is, for the report */
+    const char *key;    /* its JSON key               */
+    double warps;       /* warps per SM               */
+};
+static int sat_estimates(const struct study_sat *s, double ll_sm, struct sat_estimate *e)
+{
+    int n = 0;
+    e[n++] = (struct sat_estimate){ "Little's law", "littles_law", ll_sm };
+    if (s->roof_ok)
+        e[n++] = (struct sat_estimate){ "knee of min(a x, p)", "roofline_knee", s->roof_knee };
+    if (s->mm_ok)
+        e[n++] = (struct sat_estimate){ "p x/(x+k) at the threshold", "saturating_fit",
+                                        s->mm_x_at };
+    return n;
 }
 
 /* The plot of a saturate run (cli_plot's render). */
@@ -204,6 +228,7 @@ int cli_saturate(int argc, char **argv)
     memset(&t, 0, sizeof t);
     struct trace_file *tf = NULL;
     double *x = NULL, *y = NULL;
+    struct study_waves *wv = NULL;
     char *rep = NULL;
     size_t replen = 0;
     char err[STUDY_ERR_MAX];
@@ -302,6 +327,15 @@ int cli_saturate(int argc, char **argv)
         if (isfinite(v) && v > ipc_peak)
             ipc_peak = v;
     }
+    /* the last wave of each point: grid / (b x SMs) blocks per slot */
+    wv = calloc((size_t)bmax, sizeof *wv);
+    if (!wv)
+        goto nomem;
+    int npartial = 0;
+    for (int i = 0; i < bmax; i++) {
+        study_waves(grid, i + 1, a.sm_count, &wv[i]);
+        npartial += wv[i].partial;
+    }
     struct study_sat s;
     study_saturation(x, y, bmax, r.threshold, r.tolerance, &s);
     int nsp = a.subpartitions;
@@ -311,6 +345,16 @@ int cli_saturate(int argc, char **argv)
     double ll_sched = study_little_warps(&lw, rate);
     double ll_sm = ll_sched * nsp;
     const char *by = ll_sched <= 1.05 ? "ILP" : lw.indep > 1.05 ? "TLP and ILP" : "TLP";
+    struct sat_estimate est[3];
+    int nest = sat_estimates(&s, ll_sm, est);
+    double elo = INFINITY, ehi = -INFINITY;
+    int nin = 0;
+    for (int i = 0; i < nest; i++)
+        if (isfinite(est[i].warps) && est[i].warps <= maxw) {
+            elo = fmin(elo, est[i].warps);
+            ehi = fmax(ehi, est[i].warps);
+            nin++;
+        }
 
     FILE *f = open_memstream(&rep, &replen);
     if (!f)
@@ -328,6 +372,31 @@ int cli_saturate(int argc, char **argv)
                    "  \"max_warps_per_sm\": ", wpb, nsp);
         num(f, maxw);
         fprintf(f, ",\n  \"grid_limited\": %s", grid_limited ? "true" : "false");
+        fprintf(f, ",\n  \"grid_blocks\": %llu,\n  \"sm_count\": %d", (unsigned long long)grid,
+                a.sm_count);
+        fputs(",\n  \"recommended\": {\"warps_per_sm\": ", f);
+        num(f, sat_w);
+        fprintf(f, ", \"blocks_per_sm\": %d, \"warps_per_scheduler\": ", s.sat + 1);
+        num(f, sat_w / nsp);
+        fputs(", \"occupancy_pct\": ", f);
+        num(f, sat_w / maxw * 100);
+        fprintf(f, ", \"last_wave_partial\": %s, \"estimates_warps_per_sm\": {",
+                wv[s.sat].partial ? "true" : "false");
+        for (int i = 0; i < nest; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "", est[i].key);
+            num(f, est[i].warps);
+        }
+        fputs("}, \"estimates_range_warps_per_sm\": ", f);
+        if (nin) {
+            fputs("[", f);
+            num(f, elo);
+            fputs(", ", f);
+            num(f, ehi);
+            fputs("]", f);
+        } else {
+            fputs("null", f);
+        }
+        fputs("}", f);
         fputs(",\n  \"saturation_warps_per_sm\": ", f);
         num(f, sat_w);
         fputs(",\n  \"saturation_warps_per_scheduler\": ", f);
@@ -394,20 +463,59 @@ int cli_saturate(int argc, char **argv)
             num(f, t.m[i * t.nmetrics + ach]);
             fputs(", \"value\": ", f);
             num(f, t.m[i * t.nmetrics + col]);
+            fputs(", \"waves_per_multiprocessor\": ", f);
+            num(f, wv[i].waves);
+            fprintf(f, ", \"last_wave_partial\": %s, \"last_wave_fill_pct\": ",
+                    wv[i].partial ? "true" : "false");
+            num(f, wv[i].last_fill * 100);
             fputs("}", f);
         }
         fputs("\n  ]\n}\n", f);
+    } else if (r.c.format == REPORT_CSV) {
+        fputs("blocks_per_sm,warps_per_sm,warps_per_scheduler,occupancy_pct,"
+              "achieved_warps_per_sm,", f);
+        report_csv_string(f, r.metric, 0);
+        fputs(",waves_per_multiprocessor,last_wave_partial,last_wave_fill_pct,recommended\n", f);
+        for (int i = 0; i < bmax; i++) {
+            fprintf(f, "%d,", i + 1);
+            num(f, x[i]);
+            fputc(',', f);
+            num(f, x[i] / nsp);
+            fputc(',', f);
+            num(f, x[i] / maxw * 100);
+            fputc(',', f);
+            num(f, t.m[i * t.nmetrics + ach]);
+            fputc(',', f);
+            num(f, t.m[i * t.nmetrics + col]);
+            fputc(',', f);
+            num(f, wv[i].waves);
+            fprintf(f, ",%d,", wv[i].partial);
+            num(f, wv[i].last_fill * 100);
+            fprintf(f, ",%d\n", i == s.sat);
+        }
     } else {
         fprintf(f, "saturate: %s on %s: %d warp%s per block, %d schedulers per SM, "
                    "1..%d blocks (%g warps) per SM%s\n",
                 t.kernel_name, a.name, wpb, wpb == 1 ? "" : "s", nsp, bmax, x[bmax - 1],
                 grid_limited ? " (the grid gives no SM more)" : " (occupancy limit)");
         fprintf(f, "metric: %s (%s)\n\n", r.metric, unit);
-        fprintf(f, "%9s %9s %11s %11s %13s %14s\n", "blocks/SM", "warps/SM", "warps/sched",
-                "occupancy%", "achieved w/SM", "metric");
-        for (int i = 0; i < bmax; i++)
-            fprintf(f, "%9d %9g %11.2f %11.2f %13.2f %14.6g\n", i + 1, x[i], x[i] / nsp,
-                    x[i] / maxw * 100, t.m[i * t.nmetrics + ach], t.m[i * t.nmetrics + col]);
+        fprintf(f, "%9s %9s %11s %11s %13s %14s %8s %10s\n", "blocks/SM", "warps/SM",
+                "warps/sched", "occupancy%", "achieved w/SM", "metric", "waves", "last wave");
+        for (int i = 0; i < bmax; i++) {
+            char lw_s[24];
+            if (wv[i].partial)
+                snprintf(lw_s, sizeof lw_s, "%.0f%% *", wv[i].last_fill * 100);
+            else
+                snprintf(lw_s, sizeof lw_s, "full");
+            fprintf(f, "%9d %9g %11.2f %11.2f %13.2f %14.6g %8.2f %10s\n", i + 1, x[i],
+                    x[i] / nsp, x[i] / maxw * 100, t.m[i * t.nmetrics + ach],
+                    t.m[i * t.nmetrics + col], wv[i].waves, lw_s);
+        }
+        if (npartial)
+            fprintf(f, "* partial last wave at %d of %d points: the grid's %llu blocks are not a "
+                       "whole number of waves of blocks/SM x %d SMs, so the last wave "
+                       "under-fills the GPU and its tail is in the metric\n",
+                    npartial, bmax, (unsigned long long)grid, a.sm_count);
         fprintf(f, "\nplateau: %.6g %s (highest point, at %g warps per SM)\n", s.plateau, unit,
                 x[s.peak]);
         fprintf(f, "saturation: %g warps per SM (%.2f per scheduler, %.2f %% occupancy) is the "
@@ -439,6 +547,25 @@ int cli_saturate(int argc, char **argv)
                 lw.indep, ll_sched, ll_sm);
         fprintf(f, "hiding: %s latency (%.4g cycles) is hidden by %s\n",
                 study_lat_class_name(lw.dominant), lw.latency, by);
+        fprintf(f, "recommended: %g warps per SM (%d blocks, %.2f per scheduler, %.2f %% "
+                   "occupancy), the first simulated point >= %g x plateau%s",
+                sat_w, s.sat + 1, sat_w / nsp, sat_w / maxw * 100, r.threshold,
+                wv[s.sat].partial ? " (its last wave is partial)" : "");
+        if (nin)
+            fprintf(f, "; the other estimates span %.3g .. %.3g warps per SM (", elo, ehi);
+        int first = 1;
+        for (int i = 0; i < nest; i++)
+            if (isfinite(est[i].warps) && est[i].warps <= maxw) {
+                fprintf(f, "%s%s %.3g", first ? "" : ", ", est[i].name, est[i].warps);
+                first = 0;
+            }
+        if (nin)
+            fputc(')', f);
+        for (int i = 0; i < nest; i++)
+            if (!(isfinite(est[i].warps) && est[i].warps <= maxw))
+                fprintf(f, "; %s: %.3g, past the SM's %g warps", est[i].name, est[i].warps,
+                        maxw);
+        fputc('\n', f);
     }
     if (fclose(f))
         goto nomem;
@@ -450,6 +577,8 @@ int cli_saturate(int argc, char **argv)
     rc = cli_write_out(r.c.out, rep, replen, "report");
     if (!rc && r.c.plot && r.c.out)
         rc = cli_plot(r.c.plot, render_sat_plot, &sp);
+    if (!rc) /* after the answer: a caution on it */
+        cli_weak_caution((const char *const[]){ l->name }, 1);
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);
@@ -461,6 +590,7 @@ done:
     study_table_free(&t);
     free(x);
     free(y);
+    free(wv);
     free(rep);
     free(r.c.ov);
     return rc;

@@ -39,7 +39,8 @@ static const char sweep_help[] =
     "  --plot FILE.svg|.png   also draw metrics against the first varied key (gnuplot)\n"
     "  --plot-metric NAME     metric to plot (repeatable; default issue active % and\n"
     "                         achieved occupancy %)\n"
-    "  --jobs N               points simulated in parallel (default: online CPUs)\n"
+    "  --jobs N               points simulated at once, one host thread each (default:\n"
+    "                         online CPUs; --threads of a run is threads of one simulation)\n"
     "  --progress             progress bar on stderr even when it is not a terminal\n"
     "  --kernel N             kernel of the trace (required when it has several)\n"
     "  --seed N               RNG seed (default 1)\n"
@@ -402,6 +403,8 @@ int cli_sweep(int argc, char **argv)
         goto done;
     }
     rc = cli_study_output(&t, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys, r.ny);
+    if (!rc) /* after the answer: a caution on it */
+        cli_weak_caution((const char *const[]){ tf->kernels[r.c.kernel]->launch.name }, 1);
     study_table_free(&t);
 done:
     if (tf)

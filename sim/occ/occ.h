@@ -58,6 +58,10 @@ struct occ_result {
     int smem_sm_bytes;       /* shared memory per SM the limit was computed with (the
                                 header's choice: preference, else max carveout)     */
     char detail[OCC_DETAIL_MAX]; /* "" or the error with its numbers, one line      */
+    int limit_barriers_ncu;  /* launch__occupancy_limit_barriers as Nsight Compute
+                                reports it (CC >= 9): min(limit_blocks, the barrier
+                                term), limit_blocks with no barrier; INT_MAX where
+                                the arch has no barrier limit (barrier_multiplier 0) */
 };
 
 /* Compute residency.  Always fills *r; returns 0, or -1 for an invalid

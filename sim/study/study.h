@@ -186,6 +186,17 @@ struct study_sat {
 int study_saturation(const double *x, const double *y, int n, double threshold,
                      double tol, struct study_sat *out);
 
+/* A grid in waves of blocks_per_sm x sms blocks (study_waves.c). */
+struct study_waves {
+    double waves;          /* grid / (blocks_per_sm x sms): launch__waves_per_multiprocessor */
+    uint64_t full;         /* whole waves                                              */
+    uint64_t last_blocks;  /* blocks of the last, partial wave (0: none)               */
+    int partial;           /* 1: the grid is not a whole number of waves               */
+    double last_fill;      /* last wave's blocks / slots (1 when no wave is partial)   */
+};
+/* 0, or -1 (all zero) when blocks_per_sm or sms is below 1. */
+int study_waves(uint64_t grid, int blocks_per_sm, int sms, struct study_waves *w);
+
 /* Classes of latency a lone warp waits for (Little's-law estimator). */
 enum study_lat_class {
     SL_FMA, SL_ALU, SL_FP64, SL_MUFU, SL_TENSOR, SL_LSU, SL_CBU, /* pipe results (= PIPE_*) */

@@ -255,6 +255,40 @@ static int in_path(const char *name)
     return 0;
 }
 
+/* In gnuplot's stderr `tail` (NUL-terminated, no trailing blanks): its
+ * last error line, '[ "FILE", ]line N: message' (what follows, such as
+ * "No output will be generated", is a consequence), else the last line;
+ * leading blanks skipped.  The line is cut out in place. */
+static char *gp_error_line(char *tail)
+{
+    char *best = NULL;
+    for (char *ln = tail; ln && *ln;) {
+        char *nl = strchr(ln, '\n');
+        char *p = ln;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *at = strstr(p, "line ");
+        if (at && (!nl || at < nl)) {
+            const char *d = at + 5;
+            while (*d >= '0' && *d <= '9')
+                d++;
+            if (d > at + 5 && *d == ':')
+                best = p;
+        }
+        ln = nl ? nl + 1 : NULL;
+    }
+    if (!best) {
+        char *ln = strrchr(tail, '\n');
+        best = ln ? ln + 1 : tail;
+        while (*best == ' ' || *best == '\t')
+            best++;
+    }
+    char *nl = strchr(best, '\n');
+    if (nl)
+        *nl = '\0';
+    return best;
+}
+
 int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
 {
     if (!in_path("gnuplot")) {
@@ -313,8 +347,9 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (off < len || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        /* the last non-blank line gnuplot printed ("line 3: cannot open
-         * file; output not changed"), escaped by the caller's printing */
+        /* gnuplot's own error ("line 3: cannot open file; output not
+         * changed"), else the last non-blank line it printed; escaped by
+         * the caller's printing */
         char said[300] = "";
         if (log) {
             char tail[4096];
@@ -326,10 +361,7 @@ int study_run_gnuplot(const char *script, size_t len, char err[STUDY_ERR_MAX])
             tail[n] = '\0';
             while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
                 tail[--n] = '\0';
-            char *ln = strrchr(tail, '\n');
-            ln = ln ? ln + 1 : tail;
-            while (*ln == ' ' || *ln == '\t')
-                ln++;
+            char *ln = gp_error_line(tail);
             snprintf(said, sizeof said, "%s%.250s", *ln ? ": " : "", ln);
         }
         if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
