@@ -221,11 +221,50 @@ size_t cli_progress_format(char *buf, size_t n, uint64_t done, uint64_t total, d
 struct study_table;
 /* A sweep table as CSV or JSON to `out` (NULL: stdout), plus a gnuplot plot
  * of metrics ys[0..ny) when `plot` is set; rendered before anything is
- * written.  The exit status. */
-int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
-                     const char *const *ys, int ny);
+ * written; `prov` goes into it and names the overrides in the plot's
+ * title.  The exit status. */
+struct cli_prov;
+int cli_study_output(const struct study_table *t, const struct cli_prov *prov, int json,
+                     const char *out, const char *plot, const char *const *ys, int ny);
 /* merge: the table of a manifest and its job outputs, printed (cli_merge.c). */
 int cli_merge_files(const char *manifest, const char *const *files, int nfiles, int json,
                     const char *out, const char *plot, const char *const *ys, int ny);
+
+/* Provenance of an output (cli_prov.c, docs/json.md): the smsim that wrote
+ * it, the configuration (its file and the FNV-1a 64 hash of the effective
+ * configuration as `smsim config` prints it), every --set, the seed and the
+ * trace.  Never a time, a host or a thread count. */
+enum { CLI_PROV_SCHEMA = 1,      /* "schema": the version of every JSON/CSV shape */
+       CLI_PROV_EXTRA = 4,       /* further inputs a subcommand names          */
+       CLI_PROV_HASH_MAX = 32 }; /* "fnv1a64:" + 16 hex digits + NUL          */
+struct cli_prov {
+    const char *subcommand;          /* "run", "sweep", ...                        */
+    const char *config;              /* the configuration file read, or NULL       */
+    char config_hash[CLI_PROV_HASH_MAX]; /* cli_prov_hash() of it, or ""          */
+    const struct arch_override *ov;  /* the --set overrides, in order              */
+    int nov;                         /* their count                                */
+    int has_seed;                    /* 1: the subcommand takes --seed             */
+    uint64_t seed;                   /* --seed (or its default)                    */
+    const char *trace;               /* the trace read, or NULL                    */
+    const char *extra[CLI_PROV_EXTRA][2]; /* {key, value} of other inputs (--ncu ...) */
+    int nextra;                      /* their count                                */
+};
+/* The version string: `git describe` when built (scripts/version.cmake). */
+const char *cli_prov_version(void);
+/* "fnv1a64:HEX" of arch_print_yaml(a); 0, or -1 out of memory. */
+int cli_prov_hash(const struct arch *a, char out[CLI_PROV_HASH_MAX]);
+/* From the parsed common options (c may be NULL) and the loaded
+ * configuration (a may be NULL: no hash); 0, or -1 out of memory. */
+int cli_prov_init(struct cli_prov *p, const char *subcommand, const struct cli_common *c,
+                  const struct arch *a);
+/* One more input, as "key": "value" (value NULL: null / no CSV line). */
+void cli_prov_add(struct cli_prov *p, const char *key, const char *value);
+/* Put the provenance into a rendered output *buf[0..*len) of `format`
+ * (enum report_format): JSON gets "provenance" as its first member (the
+ * document must open with "{\n"), CSV leading "# key: value" lines, text
+ * nothing.  *buf is replaced (malloc'd); 0, or -1 out of memory. */
+int cli_prov_apply(const struct cli_prov *p, int format, char **buf, size_t *len);
+/* The overrides for a plot title, " [k=v, k=v]", or "" without any. */
+void cli_prov_title(const struct cli_prov *p, char *buf, size_t n);
 
 #endif

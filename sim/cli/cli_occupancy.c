@@ -401,7 +401,8 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
     } else if (args->format == FMT_JSON) {
         fprintf(f, "{\n  \"vary\": \"%s\",\n  \"points\": [\n", name);
     } else {
-        fprintf(f, "%s,blocks_per_sm,active_warps,occupancy_pct,limiter\n", name);
+        fprintf(f, "%s,%s,%s,%s,%s\n", name, point_keys[0], point_keys[7], point_keys[8],
+                point_keys[1]);
     }
     for (int i = 0; i < p.n; i++) {
         struct occ_launch l = *l0;
@@ -425,9 +426,10 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
             fprintf(f, "%c %14d %8d %8d %9.2f%%  %s\n", given ? '*' : ' ', p.v[i],
                     res.blocks_per_sm, res.active_warps, res.occupancy_pct, lim);
         } else if (args->format == FMT_JSON) {
-            fprintf(f, "    {\"%s\": %d, \"blocks_per_sm\": %d, \"active_warps\": %d, "
-                    "\"occupancy_pct\": %.4f, \"limiter\": ", name, p.v[i],
-                    res.blocks_per_sm, res.active_warps, res.occupancy_pct);
+            /* the names of the single point's members (point_keys) */
+            fprintf(f, "    {\"%s\": %d, \"%s\": %d, \"%s\": %d, \"%s\": %.4f, \"%s\": ",
+                    name, p.v[i], point_keys[0], res.blocks_per_sm, point_keys[7],
+                    res.active_warps, point_keys[8], res.occupancy_pct, point_keys[1]);
             json_str(f, lim);
             fprintf(f, "}%s\n", i + 1 < p.n ? "," : "");
         } else {
@@ -497,6 +499,18 @@ int cli_occupancy(int argc, char **argv)
         goto out;
     }
     mem = NULL;
+    struct cli_prov prov;
+    int perr = cli_prov_init(&prov, "occupancy", NULL, &a);
+    prov.config = args.config;
+    prov.ov = args.ov;
+    prov.nov = args.nov;
+    int pfmt = args.format == FMT_JSON ? REPORT_JSON
+               : args.format == FMT_CSV ? REPORT_CSV : REPORT_TEXT;
+    if (perr || cli_prov_apply(&prov, pfmt, &buf, &len)) {
+        fprintf(stderr, "smsim: occupancy: out of memory\n");
+        status = 2;
+        goto out;
+    }
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
         fprintf(stderr, "smsim: occupancy: cannot write the output\n");
         status = 2;

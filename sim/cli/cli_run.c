@@ -484,6 +484,9 @@ int cli_run(int argc, char **argv)
     rf = NULL;
     if (cerr || werr)
         goto nomem;
+    struct cli_prov prov;
+    if (cli_prov_init(&prov, "run", &r.c, &a) || cli_prov_apply(&prov, r.c.format, &rep, &replen))
+        goto nomem;
     /* the other outputs, rendered into memory */
     for (int o = 0; o < OUT_REP; o++) {
         if (!outs[o][1])
@@ -497,15 +500,19 @@ int cli_run(int argc, char **argv)
         } else if (o == OUT_SCSV) {
             e = report_stallprof_csv(pics.sp, f);
         } else if (o == OUT_SSVG) {
-            char title[300];
+            char title[600], sets[300];
             const char *base = strrchr(r.c.pos, '/');
-            snprintf(title, sizeof title, "Warp states over time: %s on %s",
-                     base ? base + 1 : r.c.pos, a.name);
+            cli_prov_title(&prov, sets, sizeof sets);
+            snprintf(title, sizeof title, "Warp states over time: %s on %s%s",
+                     base ? base + 1 : r.c.pos, a.name, sets);
             e = report_stallprof_svg(pics.sp, title, f);
         } else {
             e = report_source_csv(pics.src, f);
         }
         if (fclose(f) || e)
+            goto nomem;
+        if (o != OUT_SSVG &&
+            cli_prov_apply(&prov, o == OUT_TL ? REPORT_JSON : REPORT_CSV, &obuf[o], &olen[o]))
             goto nomem;
         if (cli_is_gz(outs[o][1])) {
             char *z;

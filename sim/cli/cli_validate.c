@@ -188,6 +188,18 @@ int cli_validate(int argc, char **argv)
     int werr = a.c.format == REPORT_JSON ? val_write_json(f, &m, &r) : val_write_text(f, &m, &r);
     if (fclose(f) || werr)
         goto nomem;
+    struct arch arch;
+    struct cli_prov prov;
+    if (cli_load_arch(a.c.config, a.c.ov, a.c.nov, &arch)) {
+        rc = 1;
+        goto done;
+    }
+    if (cli_prov_init(&prov, "validate", &a.c, &arch))
+        goto nomem;
+    cli_prov_add(&prov, "data_dir", a.c.pos);
+    cli_prov_add(&prov, "manifest", a.manifest);
+    if (cli_prov_apply(&prov, a.c.format, &rep, &replen))
+        goto nomem;
     /* the threshold check, before printing: its own file errors come first */
     char *fails = NULL;
     size_t failslen = 0;
