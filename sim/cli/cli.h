@@ -8,6 +8,7 @@
 #ifndef SMSIM_CLI_H
 #define SMSIM_CLI_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -110,6 +111,7 @@ struct cli_common {
     int jobs;                    /* --jobs (set the default: cli_default_jobs())       */
     uint64_t max_insts;          /* --max-insts as given                               */
     int max_insts_given;         /* 1: --max-insts was given                           */
+    char config_found[4096];     /* config as found by cli_find_config() (CLI_OPT_END) */
 };
 /* The instruction limit of a subcommand (study_insts_limit): --max-insts
  * when given, else none when --max-cycles is set, else STUDY_MAX_INSTS. */
@@ -266,5 +268,23 @@ void cli_prov_add(struct cli_prov *p, const char *key, const char *value);
 int cli_prov_apply(const struct cli_prov *p, int format, char **buf, size_t *len);
 /* The overrides for a plot title, " [k=v, k=v]", or "" without any. */
 void cli_prov_title(const struct cli_prov *p, char *buf, size_t n);
+
+/* A byte count for option `opt` in [lo, hi] (lo >= 0): the trace format's
+ * numbers, so 24K = 24576 and 1M = 1048576 (cli_size.c); 0, or -1 with
+ * cli_parse_int()'s message. */
+int cli_parse_size(const char *opt, const char *s, long lo, long hi, int *v);
+/* --metrics: compile `pattern` (POSIX extended) into *re and check that it
+ * selects a metric of `a` (cli_select.c); 0, or -1 after
+ * "smsim: --metrics 'P': bad regular expression: WHY" or
+ * "smsim: --metrics 'P' matches no metric smsim reports (docs/metrics.md)". */
+int cli_metrics_regex(const char *pattern, const struct arch *a, regex_t *re);
+/* --config NAME: the configuration file (cli_find.c).  NAME itself when it
+ * exists; else, for a name without a directory or under configs/ (h100,
+ * h100.yaml, configs/h100.yaml), NAME[.yaml] in the configurations
+ * installed beside the binary (BIN/../share/smsim/configs), in the install
+ * prefix's (SMSIM_CONFIG_DIR), then in the source tree's configs/
+ * (SMSIM_SOURCE_CONFIGS, both fixed at build time).  The found path into
+ * buf[n]; NAME unchanged when none exists (arch_load() then says why). */
+const char *cli_find_config(const char *name, char *buf, size_t n);
 
 #endif

@@ -31,7 +31,7 @@ static const char occ_help[] =
     "  --config FILE          GPU configuration (YAML), required\n"
     "  --threads T            threads per block, required (need not be a multiple of 32)\n"
     "  --regs R               registers per thread, required\n"
-    "  --smem-static B        static shared memory per block, bytes (default 0)\n"
+    "  --smem-static B        static shared memory per block, bytes (24K = 24576; default 0)\n"
     "  --smem-dynamic B       dynamic shared memory per block, bytes (default 0)\n"
     "  --max-dynamic B        the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize\n"
     "                         (default: the launch's own dynamic size)\n"
@@ -124,11 +124,11 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
             rc = cli_parse_int(opt, val, 0, OCC_CLI_REGS_MAX, &r->l.regs);
             r->have_regs = 1;
         } else if (!strcmp(opt, "--smem-static")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
         } else if (!strcmp(opt, "--smem-dynamic")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
         } else if (!strcmp(opt, "--max-dynamic")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
         } else if (!strcmp(opt, "--carveout")) {
             if (!strcmp(val, "none"))
                 r->l.carveout_pct = -1;
@@ -465,7 +465,8 @@ int cli_occupancy(int argc, char **argv)
     }
 
     struct arch a;
-    char err[ARCH_ERR_MAX];
+    char err[ARCH_ERR_MAX], found[4096];
+    args.config = cli_find_config(args.config, found, sizeof found);
     if (arch_load(args.config, args.ov, args.nov, &a, err)) {
         fprintf(stderr, "%s\n", err);
         goto out;

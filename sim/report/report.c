@@ -16,13 +16,27 @@ int report_parse_format(const char *name)
     return -1;
 }
 
+int report_metrics(const struct stats_kernel *s, const struct arch *a,
+                   const struct report_opts *o, struct stats_metric m[STATS_METRICS_MAX])
+{
+    int nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
+    if (!o || !o->metrics)
+        return nm;
+    int kept = 0;
+    for (int j = 0; j < nm; j++)
+        if (!regexec(o->metrics, m[j].name, 0, NULL, 0))
+            m[kept++] = m[j];
+    return kept;
+}
+
 int report_write_part(FILE *f, int format, const char *config, const struct arch *a,
-                      const struct report_kernel *k, int n, int first, int parts)
+                      const struct report_kernel *k, int n, int first, int parts,
+                      const struct report_opts *o)
 {
     switch (format) {
-    case REPORT_TEXT: return report_text(f, config, a, k, n, first, parts);
-    case REPORT_JSON: return report_json(f, config, a, k, n, first, parts);
-    case REPORT_CSV: return report_csv(f, config, a, k, n, first, parts);
+    case REPORT_TEXT: return report_text(f, config, a, k, n, first, parts, o);
+    case REPORT_JSON: return report_json(f, config, a, k, n, first, parts, o);
+    case REPORT_CSV: return report_csv(f, config, a, k, n, first, parts, o);
     default: return -1;
     }
 }
@@ -30,5 +44,5 @@ int report_write_part(FILE *f, int format, const char *config, const struct arch
 int report_write(FILE *f, int format, const char *config, const struct arch *a,
                  const struct report_kernel *k, int n)
 {
-    return report_write_part(f, format, config, a, k, n, 0, REPORT_HEAD | REPORT_TAIL);
+    return report_write_part(f, format, config, a, k, n, 0, REPORT_HEAD | REPORT_TAIL, NULL);
 }
