@@ -38,7 +38,7 @@ static const char usage[] =
     "      per instruction: issued counts and stalls against ncu's Source page\n"
     "  smsim config --config CFG.yaml [--set sec.key=val ...] [--schema]\n"
     "      print the effective configuration as YAML (--schema: the key reference)\n"
-    "  smsim export --accelsim OUTDIR TRACE [--binary-version N]\n"
+    "  smsim export --accelsim OUTDIR TRACE [--binary-version N] [--xz]\n"
     "      write TRACE as an Accel-Sim kernel list and .traceg files\n"
     "  smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z --regs N\n"
     "        --smem-static B --smem-dynamic B [--counts CSV] [--trip PC=N] [--annot FILE] [-o OUT]\n"
