@@ -16,19 +16,6 @@ int report_parse_format(const char *name)
     return -1;
 }
 
-int report_metrics(const struct stats_kernel *s, const struct arch *a,
-                   const struct report_opts *o, struct stats_metric m[STATS_METRICS_MAX])
-{
-    int nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
-    if (!o || !o->metrics)
-        return nm;
-    int kept = 0;
-    for (int j = 0; j < nm; j++)
-        if (!regexec(o->metrics, m[j].name, 0, NULL, 0))
-            m[kept++] = m[j];
-    return kept;
-}
-
 int report_write_part(FILE *f, int format, const char *config, const struct arch *a,
                       const struct report_kernel *k, int n, int first, int parts,
                       const struct report_opts *o)
