@@ -116,6 +116,9 @@ if command -v gnuplot >/dev/null; then
         fail "the plot title lacks the overrides"
     run sweep --config $C "$TR" "${SET[@]}" --vary pipes.fma.latency=4,8 --plot "$TMP/sw.svg"
     grep -q 'memory.dram_latency=900\]<' "$TMP/sw.svg" || fail "the sweep plot title lacks the overrides"
+    run validate tests/data/validate --manifest tests/data/validate/manifest.tsv --set gpu.sm_count=2 \
+        --plot "$TMP/val.svg"
+    grep -q 'vs smsim (.*) \[gpu.sm_count=2\]<' "$TMP/val.svg" || fail "the validate plot title lacks the overrides"
 fi
 
 # occupancy, one point and --vary (the same member names)

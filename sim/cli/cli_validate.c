@@ -136,6 +136,7 @@ static int parse_args(int argc, char **argv, struct val_args *r)
 
 /* The plot of a validation (cli_plot's render). */
 struct val_plot {
+    const struct cli_prov *prov;   /* the overrides, for the title */
     const struct val_manifest *m;  /* the launches     */
     const struct val_result *r;    /* their results    */
     int metric;                    /* --plot-metric    */
@@ -144,7 +145,9 @@ struct val_plot {
 static int render_val_plot(FILE *f, const char *out, void *ud)
 {
     const struct val_plot *vp = ud;
-    return val_write_gnuplot(f, vp->m, vp->r, vp->metric, out);
+    char sets[300];
+    cli_prov_title(vp->prov, sets, sizeof sets);
+    return val_write_gnuplot(f, vp->m, vp->r, vp->metric, out, sets);
 }
 
 int cli_validate(int argc, char **argv)
@@ -218,7 +221,7 @@ int cli_validate(int argc, char **argv)
         }
     }
     /* with -o the report first: a failed plot keeps it (cli_study_output) */
-    struct val_plot vp = { &m, &r, a.plot_metric };
+    struct val_plot vp = { &prov, &m, &r, a.plot_metric };
     if (a.c.plot && !a.c.out && (rc = cli_plot(a.c.plot, render_val_plot, &vp))) {
         free(fails);
         goto done;
