@@ -55,7 +55,7 @@ def run(*argv):
 
 def csv_rows(text, *names):
     """Named columns of an smsim CSV report, one tuple of floats per kernel."""
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = list(csv.reader(l for l in io.StringIO(text) if not l.startswith("# ")))
     idx = [rows[0].index(n) for n in names]
     return [tuple(float(r[i].replace(",", "")) for i in idx) for r in rows[1:] if r and r[0]]
 

@@ -9,13 +9,13 @@ static const char usage[] =
     "smsim " SMSIM_VERSION " - discrete-event simulator of GPU SM warp scheduling\n"
     "\n"
     "usage:\n"
-    "  smsim --config CFG.yaml TRACE [--format text|json|csv] [--set sec.key=val ...]\n"
+    "  smsim [run] --config CFG.yaml TRACE [--format text|json|csv] [--set sec.key=val ...]\n"
     "        [--seed N] [--kernel N] [--blocks-per-sm N] [--carveout PCT]\n"
     "        [--max-cycles N] [--max-insts N] [--threads N] [--quiet] [-o FILE]\n"
     "        [--grid N] [--timeline FILE.json[.gz] [--timeline-from C]\n"
     "        [--timeline-to C | --timeline-cycles N] [--timeline-sms N|LIST]]\n"
     "        [--stall-profile BIN [--stall-csv FILE.csv] [--stall-svg FILE.svg]]\n"
-    "        [--source-csv FILE.csv]\n"
+    "        [--source-csv FILE.csv] [--metrics REGEX] [--csv-units row|none]\n"
     "      simulate every kernel of TRACE and report what Nsight Compute would measure\n"
     "  smsim occupancy --config CFG.yaml --block-size T --regs R [--smem-static B]\n"
     "        [--smem-dynamic B] [--carveout PCT] [--barriers N]\n"
@@ -39,7 +39,7 @@ static const char usage[] =
     "      per instruction: issued counts and stalls against ncu's Source page\n"
     "  smsim config --config CFG.yaml [--set sec.key=val ...] [--schema]\n"
     "      print the effective configuration as YAML (--schema: the key reference)\n"
-    "  smsim export --accelsim OUTDIR TRACE [--binary-version N]\n"
+    "  smsim export --accelsim OUTDIR TRACE [--binary-version N] [--xz]\n"
     "      write TRACE as an Accel-Sim kernel list and .traceg files\n"
     "  smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z --regs N\n"
     "        --smem-static B --smem-dynamic B [--counts CSV] [--trip PC=N] [--annot FILE] [-o OUT]\n"
@@ -48,7 +48,9 @@ static const char usage[] =
     "      time the simulator on fixed full-GPU workloads (warp-instructions/s)\n"
     "  smsim --help | --version\n"
     "\n"
-    "Run 'smsim SUBCOMMAND --help' for a subcommand's options.\n";
+    "Run 'smsim SUBCOMMAND --help' for a subcommand's options ('smsim run --help' for\n"
+    "a plain run's).  CFG.yaml may be a name (h100, h200): found in the configurations\n"
+    "installed with smsim.  Byte counts take K/M/G suffixes (24K = 24576).\n";
 
 int main(int argc, char **argv)
 {
@@ -65,6 +67,8 @@ int main(int argc, char **argv)
         puts("smsim " SMSIM_VERSION);
         return 0;
     }
+    if (!strcmp(cmd, "run")) /* the plain form, named */
+        return cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "occupancy"))
         return cli_occupancy(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep"))

@@ -147,7 +147,7 @@ chain() {
 }
 # elapsed TRACE: sm__cycles_elapsed.avg of the run
 elapsed() {
-    "$SMSIM" --config configs/h200.yaml "$1" --format csv 2>"$T/err" | awk -F'","' '
+    "$SMSIM" --config configs/h200.yaml "$1" --format csv 2>"$T/err" | grep -v '^# ' | awk -F'","' '
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sm__cycles_elapsed.avg") col = i }
         NR == 3 && col { v = $col; gsub(/"/, "", v); print v }'
 }

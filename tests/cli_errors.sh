@@ -111,6 +111,9 @@ $TR/counts.trace | smsim: missing --config CFG\.yaml \(see smsim --help\) | no c
 --config $C $TR/counts.trace --stall-svg $E/s.svg | smsim: --stall-svg needs --stall-profile BIN \(the bin width in cycles\) | a stall-profile file without the bin width
 --config $C $TR/counts.trace --stall-profile 0 --stall-csv $E/s.csv | smsim: --stall-profile '0': expected an integer in 1\.\.1099511627776 | a bin width out of range
 --config $C $TR/counts.trace --source-csv $E/same.csv --stall-profile 9 --stall-csv $E/same.csv | smsim: --stall-csv and --source-csv name the same file '.*same\.csv' | two outputs name one file (any two of `--timeline`, `--stall-csv`, `--stall-svg`, `--source-csv`, `-o`)
+--config $C $TR/counts.trace --metrics '(' | smsim: --metrics '\(': bad regular expression: .* | a `--metrics` that is not a regular expression
+--config $C $TR/counts.trace --metrics nomatch | smsim: --metrics 'nomatch' matches no metric smsim reports \(docs/metrics\.md\) | a `--metrics` that selects nothing
+--config $C $TR/counts.trace --csv-units x | smsim: --csv-units 'x': expected row or none | a `--csv-units` that is not `row` or `none`
 --config $C $TR/counts.trace -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | `-o` names a file that cannot be created (every subcommand's `-o`)
 --config $C $TR/counts.trace --timeline $E/nonexistent/t.json | smsim: cannot write '.*nonexistent/t\.json': .* | the `--timeline` file cannot be created
 --config $C $TR/counts.trace --timeline $E/t.json -o $E/nonexistent/report.txt | smsim: cannot write '.*nonexistent/report\.txt': .* | an unwritable `-o` is found before the run, and no `--timeline` is written (outputs go to a temporary file renamed into place: an error never leaves a partial file or destroys the previous one)

@@ -15,6 +15,12 @@ fail() {
     fails=$((fails + 1))
 }
 
+# noprov FILE: FILE without its provenance (the JSON "provenance" line and
+# the CSV "# key: value" lines), to compare outputs of different inputs
+noprov() {
+    grep -v -e '^  "provenance": ' -e '^# ' "$1"
+}
+
 # run ARGS...: stdout -> $TMP/out, stderr -> $TMP/err, status -> $rc,
 # the arguments -> $LAST
 run() {

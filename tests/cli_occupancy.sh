@@ -13,10 +13,12 @@ fails=0
 
 source "$(dirname "$0")/cli_lib.sh"
 
-# run ARGS...: stdout -> $TMP/out, stderr -> $TMP/err, status -> $rc
+# run ARGS...: stdout -> $TMP/full, and without its provenance (tests/cli_prov.sh
+# checks it) -> $TMP/out, stderr -> $TMP/err, status -> $rc
 run() {
-    "$SMSIM" occupancy "$@" >"$TMP/out" 2>"$TMP/err"
+    "$SMSIM" occupancy "$@" >"$TMP/full" 2>"$TMP/err"
     rc=$?
+    noprov "$TMP/full" >"$TMP/out"
 }
 
 expect_ok() {
@@ -170,7 +172,7 @@ LAST="vary threads csv"
 expect_ok --config "$CFG" --block-size 100 --regs 40 --vary threads --format csv
 # 32, 64, ..., 1024 (32 points) + the given 100, + header
 [ "$(wc -l <"$TMP/out")" -eq 34 ] || fail "vary threads: $(wc -l <"$TMP/out") lines"
-[ "$(head -1 "$TMP/out")" = "threads,blocks_per_sm,active_warps,occupancy_pct,limiter" ] ||
+[ "$(head -1 "$TMP/out")" = "threads,blocks_per_sm,sm__maximum_warps_avg_per_active_cycle,sm__maximum_warps_per_active_cycle_pct,limiter" ] ||
     fail "vary threads header"
 has '^100,12,48,75\.0000,registers$'  # 40 regs: 12 warps/SMSP x 4 / 4 warps
 has '^1024,1,32,50\.0000,'

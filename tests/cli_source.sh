@@ -23,7 +23,7 @@ expect_ok --config $C "$T" --format json --source-csv "$TMP/c.csv"
 cp "$TMP/out" "$TMP/c.rep.json"
 python3 - "$TMP/c.csv" "$TMP/c.rep.json" <<'PY' || fail "--source-csv totals"
 import csv, json, sys
-lines = list(csv.reader(open(sys.argv[1])))
+lines = list(csv.reader(l for l in open(sys.argv[1]) if not l.startswith("# ")))
 assert lines[0][0] == "Kernel Name" and lines[0][1] == "counts", lines[0]
 head = lines[1]
 assert head[:6] == ["Address", "Source", "Warp Stall Sampling (All Samples)", "# Samples",
@@ -63,7 +63,7 @@ cmp -s "$TMP/out" "$TMP/c.rep.json" || fail "--source-csv changed the report"
 expect_ok --config $C tests/data/trace/stallprof.trace --source-csv "$TMP/one.csv"
 python3 - "$TMP/one.csv" <<'PY' || fail "one-warp attribution"
 import csv, sys
-lines = list(csv.reader(open(sys.argv[1])))
+lines = list(csv.reader(l for l in open(sys.argv[1]) if not l.startswith("# ")))
 rows = [dict(zip(lines[1], r)) for r in lines[2:]]
 got = [(r["Source"], r["Instructions Executed"], r["stall_no_inst"], r["stall_wait"],
         r["stall_long_sb"], r["Warp Stall Sampling (All Samples)"]) for r in rows]
@@ -95,8 +95,8 @@ run --config configs/h200.yaml validate/traces/dchain-k4/b1.trace \
 [ "$rc" -eq 0 ] || fail "--source-csv with -o: exit $rc ($(cat "$TMP/err"))"
 python3 - "$TMP/d.csv" "$SRC/dchain-k4-b4.sass.csv" <<'PY' || fail "smsim CSV vs ncu columns"
 import csv, sys
-a = list(csv.reader(open(sys.argv[1])))[1]
-b = list(csv.reader(open(sys.argv[2])))[1]
+a = list(csv.reader(l for l in open(sys.argv[1]) if not l.startswith("# ")))[1]
+b = list(csv.reader(l for l in open(sys.argv[2]) if not l.startswith("# ")))[1]
 missing = [c for c in a if c not in b and c != "Trace Line"]
 assert not missing, missing       # every column but smsim's own is one of ncu's
 PY
@@ -104,7 +104,7 @@ expect_ok compare --source "$TMP/d.csv" --config configs/h200.yaml \
     validate/traces/dchain-k4/b1.trace --format csv
 python3 - "$TMP/out" <<'PY' || fail "smsim's CSV against itself"
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("# ")))
 assert rows and all(r["Issued"] == r["Issued ncu"] and r["Samples %"] == r["Samples % ncu"]
                     and r["Top stall"] == r["Top stall ncu"] for r in rows)
 PY

@@ -8,6 +8,7 @@
 #ifndef SMSIM_CLI_H
 #define SMSIM_CLI_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -110,6 +111,7 @@ struct cli_common {
     int jobs;                    /* --jobs (set the default: cli_default_jobs())       */
     uint64_t max_insts;          /* --max-insts as given                               */
     int max_insts_given;         /* 1: --max-insts was given                           */
+    char config_found[4096];     /* config as found by cli_find_config() (CLI_OPT_END) */
 };
 /* The instruction limit of a subcommand (study_insts_limit): --max-insts
  * when given, else none when --max-cycles is set, else STUDY_MAX_INSTS. */
@@ -231,11 +233,68 @@ size_t cli_progress_format(char *buf, size_t n, uint64_t done, uint64_t total, d
 struct study_table;
 /* A sweep table as CSV or JSON to `out` (NULL: stdout), plus a gnuplot plot
  * of metrics ys[0..ny) when `plot` is set; rendered before anything is
- * written.  The exit status. */
-int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
-                     const char *const *ys, int ny);
+ * written; `prov` goes into it and names the overrides in the plot's
+ * title.  The exit status. */
+struct cli_prov;
+int cli_study_output(const struct study_table *t, const struct cli_prov *prov, int json,
+                     const char *out, const char *plot, const char *const *ys, int ny);
 /* merge: the table of a manifest and its job outputs, printed (cli_merge.c). */
 int cli_merge_files(const char *manifest, const char *const *files, int nfiles, int json,
                     const char *out, const char *plot, const char *const *ys, int ny);
+
+/* Provenance of an output (cli_prov.c, docs/json.md): the smsim that wrote
+ * it, the configuration (its file and the FNV-1a 64 hash of the effective
+ * configuration as `smsim config` prints it), every --set, the seed and the
+ * trace.  Never a time, a host or a thread count. */
+enum { CLI_PROV_SCHEMA = 1,      /* "schema": the version of every JSON/CSV shape */
+       CLI_PROV_EXTRA = 4,       /* further inputs a subcommand names          */
+       CLI_PROV_HASH_MAX = 32 }; /* "fnv1a64:" + 16 hex digits + NUL          */
+struct cli_prov {
+    const char *subcommand;          /* "run", "sweep", ...                        */
+    const char *config;              /* the configuration file read, or NULL       */
+    char config_hash[CLI_PROV_HASH_MAX]; /* cli_prov_hash() of it, or ""          */
+    const struct arch_override *ov;  /* the --set overrides, in order              */
+    int nov;                         /* their count                                */
+    int has_seed;                    /* 1: the subcommand takes --seed             */
+    uint64_t seed;                   /* --seed (or its default)                    */
+    const char *trace;               /* the trace read, or NULL                    */
+    const char *extra[CLI_PROV_EXTRA][2]; /* {key, value} of other inputs (--ncu ...) */
+    int nextra;                      /* their count                                */
+};
+/* The version string: `git describe` when built (scripts/version.cmake). */
+const char *cli_prov_version(void);
+/* "fnv1a64:HEX" of arch_print_yaml(a); 0, or -1 out of memory. */
+int cli_prov_hash(const struct arch *a, char out[CLI_PROV_HASH_MAX]);
+/* From the parsed common options (c may be NULL) and the loaded
+ * configuration (a may be NULL: no hash); 0, or -1 out of memory. */
+int cli_prov_init(struct cli_prov *p, const char *subcommand, const struct cli_common *c,
+                  const struct arch *a);
+/* One more input, as "key": "value" (value NULL: null / no CSV line). */
+void cli_prov_add(struct cli_prov *p, const char *key, const char *value);
+/* Put the provenance into a rendered output *buf[0..*len) of `format`
+ * (enum report_format): JSON gets "provenance" as its first member (the
+ * document must open with "{\n"), CSV leading "# key: value" lines, text
+ * nothing.  *buf is replaced (malloc'd); 0, or -1 out of memory. */
+int cli_prov_apply(const struct cli_prov *p, int format, char **buf, size_t *len);
+/* The overrides for a plot title, " [k=v, k=v]", or "" without any. */
+void cli_prov_title(const struct cli_prov *p, char *buf, size_t n);
+
+/* A byte count for option `opt` in [lo, hi] (lo >= 0): the trace format's
+ * numbers, so 24K = 24576 and 1M = 1048576 (cli_size.c); 0, or -1 with
+ * cli_parse_int()'s message. */
+int cli_parse_size(const char *opt, const char *s, long lo, long hi, int *v);
+/* --metrics: compile `pattern` (POSIX extended) into *re and check that it
+ * selects a metric of `a` (cli_select.c); 0, or -1 after
+ * "smsim: --metrics 'P': bad regular expression: WHY" or
+ * "smsim: --metrics 'P' matches no metric smsim reports (docs/metrics.md)". */
+int cli_metrics_regex(const char *pattern, const struct arch *a, regex_t *re);
+/* --config NAME: the configuration file (cli_find.c).  NAME itself when it
+ * exists; else, for a name without a directory or under configs/ (h100,
+ * h100.yaml, configs/h100.yaml), NAME[.yaml] in the configurations
+ * installed beside the binary (BIN/../share/smsim/configs), in the install
+ * prefix's (SMSIM_CONFIG_DIR), then in the source tree's configs/
+ * (SMSIM_SOURCE_CONFIGS, both fixed at build time).  The found path into
+ * buf[n]; NAME unchanged when none exists (arch_load() then says why). */
+const char *cli_find_config(const char *name, char *buf, size_t n);
 
 #endif

@@ -426,6 +426,8 @@ int cli_bench(int argc, char **argv)
     if (rc)
         return rc == 3 ? 0 : rc;
     struct arch a;
+    char found[4096];
+    b.config = cli_find_config(b.config, found, sizeof found);
     if (cli_load_arch(b.config, NULL, 0, &a))
         return 1;
 

@@ -247,6 +247,9 @@ int cli_common_opt(struct cli_common *c, struct cli_opts *st, const char **name,
             c->pos = *val;
             continue;
         }
+        if (kind == CLI_OPT_END && (c->has & CLI_C_CONFIG) && c->config &&
+            c->config != c->config_found)
+            c->config = cli_find_config(c->config, c->config_found, sizeof c->config_found);
         if (kind != CLI_OPT_VALUE)
             return kind;
         int rc = common_value(c, *name, *val);

@@ -308,6 +308,12 @@ int cli_compare(int argc, char **argv)
     }
     if (fclose(f))
         goto nomem;
+    struct cli_prov prov;
+    if (cli_prov_init(&prov, "compare", &a.c, &arch))
+        goto nomem;
+    cli_prov_add(&prov, "ncu_csv", a.ncu);
+    if (cli_prov_apply(&prov, a.c.format, &rep, &replen))
+        goto nomem;
     rc = cli_write_out(a.c.out, rep, replen, "report");
     goto done;
 nomem:

@@ -343,6 +343,12 @@ int cli_compare_source(const struct cli_common *c, const char *source)
     }
     if (fclose(f))
         goto nomem;
+    struct cli_prov prov;
+    if (cli_prov_init(&prov, "compare", c, &arch))
+        goto nomem;
+    cli_prov_add(&prov, "ncu_source_csv", source);
+    if (cli_prov_apply(&prov, c->format, &rep, &replen))
+        goto nomem;
     rc = cli_write_out(c->out, rep, replen, "comparison");
     goto done;
 nomem:

@@ -107,7 +107,9 @@ int cli_config(int argc, char **argv)
         arch_print_schema_markdown(stdout);
     } else {
         struct arch a;
-        if (cli_load_arch(args.config, args.ov, args.nov, &a))
+        char found[4096];
+        if (cli_load_arch(cli_find_config(args.config, found, sizeof found), args.ov, args.nov,
+                          &a))
             goto out;
         arch_print_yaml(&a, stdout);
     }

@@ -21,6 +21,8 @@ static const char export_help[] =
     "  --accelsim OUTDIR      output directory (created if missing), required\n"
     "  --binary-version N     -binary version written in the headers (default 90)\n"
     "  --seed N               seed of the random-pattern addresses (default 1)\n"
+    "  --xz                   write kernel-N.traceg.xz, xz-compressed (smsim and\n"
+    "                         Accel-Sim read them as they are)\n"
     "  --max-insts N          refuse a kernel of more than N warp-instructions, counted\n"
     "                         before anything is written (default 10^11; 0 = no limit)\n"
     "  -h, --help             this text\n";
@@ -28,13 +30,14 @@ static const char export_help[] =
 int cli_export(int argc, char **argv)
 {
     const char *dir = NULL;
-    struct conv_accelsim_opts o = { 90, 1 };
+    struct conv_accelsim_opts o = { 90, 1, 0 };
     struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS | CLI_C_MAXINSTS, .usage = export_help,
                             .pos_name = "trace", .seed = o.seed };
     static const char *const known[] = { "--accelsim", "--binary-version", "--seed",
                                          "--max-insts", NULL };
+    static const char *const flags[] = { "--xz", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "export: ",
-                           .help = "smsim export --help", .known = known };
+                           .help = "smsim export --help", .known = known, .flags = flags };
     const char *name, *val;
     int kind;
     while ((kind = cli_common_opt(&c, &st, &name, &val)) != CLI_OPT_END) {
@@ -42,7 +45,9 @@ int cli_export(int argc, char **argv)
             return 1;
         if (kind == CLI_OPT_HELP)
             return 0;
-        if (!strcmp(name, "--accelsim")) {
+        if (kind == CLI_OPT_FLAG) {
+            o.xz = 1; /* --xz */
+        } else if (!strcmp(name, "--accelsim")) {
             dir = val;
         } else if (!strcmp(name, "--binary-version")) {
             if (cli_parse_int(name, val, 10, 999, &o.binary_version))
@@ -79,7 +84,7 @@ int cli_export(int argc, char **argv)
     for (int i = 0; i <= t->nkernels && !stat(dir, &ds); i++) {
         char kf[4200];
         if (i)
-            snprintf(kf, sizeof kf, "%s/kernel-%d.traceg", dir, i);
+            snprintf(kf, sizeof kf, "%s/kernel-%d.traceg%s", dir, i, o.xz ? ".xz" : "");
         const char *const outs[][2] = { { "--accelsim", i ? kf : list } };
         const char *const ins[][2] = { { "input trace", trace } };
         if (cli_check_outputs(outs, 1, ins, 1)) {

@@ -255,7 +255,34 @@ int cli_merge_files(const char *manifest, const char *const *files, int nfiles, 
                     p, study_json_get(&points->kids[p], "file")->str);
             goto done;
         }
-    rc = cli_study_output(&t, json, out, plot, ys, ny);
+    {
+        /* the sweep's provenance, from its manifest, as merge's */
+        struct cli_prov prov;
+        struct arch_override ov[64];
+        cli_prov_init(&prov, "merge", NULL, NULL);
+        const struct study_json *pv = study_json_get(&man, "provenance");
+        const struct study_json *e;
+        if (pv && pv->type == SJ_OBJECT) {
+            if ((e = study_json_get(pv, "config_path")) && e->type == SJ_STRING)
+                prov.config = e->str;
+            if ((e = study_json_get(pv, "config_hash")) && e->type == SJ_STRING)
+                snprintf(prov.config_hash, sizeof prov.config_hash, "%s", e->str);
+            if ((e = study_json_get(pv, "overrides")) && e->type == SJ_ARRAY)
+                for (int i = 0; i < e->n && prov.nov < 64; i++)
+                    if (e->kids[i].type == SJ_STRING)
+                        ov[prov.nov++].text = e->kids[i].str;
+            prov.ov = ov;
+            if ((e = study_json_get(pv, "seed")) && e->type == SJ_NUMBER && e->str &&
+                e->str[0] >= '0' && e->str[0] <= '9') {
+                prov.has_seed = 1;
+                prov.seed = strtoull(e->str, NULL, 10); /* exact: no double */
+            }
+            if ((e = study_json_get(pv, "trace")) && e->type == SJ_STRING)
+                prov.trace = e->str;
+        }
+        cli_prov_add(&prov, "manifest", manifest);
+        rc = cli_study_output(&t, &prov, json, out, plot, ys, ny);
+    }
     goto done;
 nomem:
     fputs("smsim: out of memory\n", stderr);

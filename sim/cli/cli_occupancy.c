@@ -36,7 +36,7 @@ static const char occ_help[] =
     "                         the other subcommands --threads is host threads of one\n"
     "                         simulation)\n"
     "  --regs R               registers per thread, required\n"
-    "  --smem-static B        static shared memory per block, bytes (default 0)\n"
+    "  --smem-static B        static shared memory per block, bytes (24K = 24576; default 0)\n"
     "  --smem-dynamic B       dynamic shared memory per block, bytes (default 0)\n"
     "  --max-dynamic B        the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize\n"
     "                         (default: the launch's own dynamic size)\n"
@@ -146,11 +146,11 @@ static int parse_args(int argc, char **argv, struct occ_args *r, int *help)
             rc = cli_parse_int(opt, val, 0, OCC_CLI_REGS_MAX, &r->l.regs);
             r->have_regs = 1;
         } else if (!strcmp(opt, "--smem-static")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_static);
         } else if (!strcmp(opt, "--smem-dynamic")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.smem_dynamic);
         } else if (!strcmp(opt, "--max-dynamic")) {
-            rc = cli_parse_int(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
+            rc = cli_parse_size(opt, val, 0, OCC_CLI_SMEM_MAX, &r->l.max_dynamic);
         } else if (!strcmp(opt, "--carveout")) {
             if (!strcmp(val, "none"))
                 r->l.carveout_pct = -1;
@@ -505,7 +505,8 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
     } else if (args->format == FMT_JSON) {
         fprintf(f, "{\n  \"vary\": \"%s\",\n  \"points\": [\n", name);
     } else {
-        fprintf(f, "%s,blocks_per_sm,active_warps,occupancy_pct,limiter\n", name);
+        fprintf(f, "%s,%s,%s,%s,%s\n", name, point_keys[0], point_keys[7], point_keys[8],
+                point_keys[1]);
     }
     for (int i = 0; i < p.n; i++) {
         struct occ_launch l = vary_launch(l0, args->vary, p.v[i]);
@@ -518,9 +519,10 @@ static int render_vary(FILE *f, const struct arch *a, const struct occ_args *arg
             fprintf(f, "%c %14d %8d %8d %9.2f%%  %s\n", given ? '*' : ' ', p.v[i],
                     res.blocks_per_sm, res.active_warps, res.occupancy_pct, lim);
         } else if (args->format == FMT_JSON) {
-            fprintf(f, "    {\"%s\": %d, \"blocks_per_sm\": %d, \"active_warps\": %d, "
-                    "\"occupancy_pct\": %.4f, \"limiter\": ", name, p.v[i],
-                    res.blocks_per_sm, res.active_warps, res.occupancy_pct);
+            /* the names of the single point's members (point_keys) */
+            fprintf(f, "    {\"%s\": %d, \"%s\": %d, \"%s\": %d, \"%s\": %.4f, \"%s\": ",
+                    name, p.v[i], point_keys[0], res.blocks_per_sm, point_keys[7],
+                    res.active_warps, point_keys[8], res.occupancy_pct, point_keys[1]);
             json_str(f, lim);
             fprintf(f, "}%s\n", i + 1 < p.n ? "," : "");
         } else {
@@ -616,7 +618,8 @@ int cli_occupancy(int argc, char **argv)
     }
 
     struct arch a;
-    char err[ARCH_ERR_MAX];
+    char err[ARCH_ERR_MAX], found[4096];
+    args.config = cli_find_config(args.config, found, sizeof found);
     if (arch_load(args.config, args.ov, args.nov, &a, err)) {
         fprintf(stderr, "%s\n", err);
         goto out;
@@ -671,6 +674,18 @@ int cli_occupancy(int argc, char **argv)
     if (args.old_name)
         fputs("smsim: occupancy: --threads is deprecated, use --block-size (threads per "
               "block); the old name goes in the next release\n", stderr);
+    struct cli_prov prov;
+    int perr = cli_prov_init(&prov, "occupancy", NULL, &a);
+    prov.config = args.config;
+    prov.ov = args.ov;
+    prov.nov = args.nov;
+    int pfmt = args.format == FMT_JSON ? REPORT_JSON
+               : args.format == FMT_CSV ? REPORT_CSV : REPORT_TEXT;
+    if (perr || cli_prov_apply(&prov, pfmt, &buf, &len)) {
+        fprintf(stderr, "smsim: occupancy: out of memory\n");
+        status = 2;
+        goto out;
+    }
     if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
         fprintf(stderr, "smsim: occupancy: cannot write the output\n");
         status = 2;

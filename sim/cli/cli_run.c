@@ -63,6 +63,10 @@ static const char run_help[] =
     "  --stall-svg FILE.svg   the stall profile as a stacked-area picture\n"
     "  --source-csv FILE.csv  per-instruction issue counts and stall reasons in the\n"
     "                         shape of ncu's Source page export (smsim compare --source)\n"
+    "  --metrics REGEX        report only the metrics whose name matches (POSIX\n"
+    "                         extended regex, e.g. 'stall|issue_active')\n"
+    "  --csv-units row|none   CSV: the units row under the header (default row), or\n"
+    "                         none: every metric column is numbers only\n"
     "  --quiet                no progress line on a terminal (shown after 2 s)\n"
     "  -o FILE                write the report to FILE instead of stdout\n";
 
@@ -85,6 +89,8 @@ struct run_args {
     const char *stall_svg;        /* --stall-svg, or NULL                       */
     const char *source_csv;       /* --source-csv, or NULL                      */
     int quiet;                    /* --quiet                                    */
+    const char *metrics;          /* --metrics REGEX, or NULL                   */
+    int no_units;                 /* --csv-units none                           */
 };
 
 /* Pictures observer: forwards the engine's callbacks to the grid, the
@@ -216,7 +222,8 @@ static int parse_args(int argc, char **argv, struct run_args *r)
         "--config", "--format", "--set", "--seed", "--kernel", "--blocks-per-sm",
         "--carveout", "--max-cycles", "--grid", "--timeline", "--timeline-cycles",
         "--timeline-sms", "--timeline-from", "--timeline-to", "--stall-profile",
-        "--stall-csv", "--stall-svg", "--source-csv", "-o", "--threads", "--max-insts", NULL
+        "--stall-csv", "--stall-svg", "--source-csv", "-o", "--threads", "--max-insts",
+        "--metrics", "--csv-units", NULL
     };
     static const char *const flags[] = { "--quiet", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
@@ -259,6 +266,14 @@ static int parse_args(int argc, char **argv, struct run_args *r)
             r->stall_svg = val;
         } else if (!strcmp(name, "--source-csv")) {
             r->source_csv = val;
+        } else if (!strcmp(name, "--metrics")) {
+            r->metrics = val;
+        } else if (!strcmp(name, "--csv-units")) {
+            if (strcmp(val, "row") && strcmp(val, "none")) {
+                fprintf(stderr, "smsim: --csv-units '%s': expected row or none\n", val);
+                return 1;
+            }
+            r->no_units = !strcmp(val, "none");
         }
     }
     if (cli_common_done(&r->c, &st))
@@ -320,10 +335,19 @@ int cli_run(int argc, char **argv)
     int first = 0, count = 0;
     struct cli_progress prog;
     int progress = 0;
+    regex_t mre;
+    int have_mre = 0;
+    struct report_opts ro = { NULL, r.no_units };
     rc = 1;
 
     if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a))
         goto done;
+    if (r.metrics) {
+        if (cli_metrics_regex(r.metrics, &a, &mre))
+            goto done;
+        have_mre = 1;
+        ro.metrics = &mre;
+    }
     if (r.tl_sms_list)
         for (int i = 0; i < r.tl_nsms; i++)
             if (r.tl_sms[i] >= a.sm_count) {
@@ -453,7 +477,8 @@ int cli_run(int argc, char **argv)
         for (int j = 0; j < st.sm_count * st.smsp_per_sm; j++)
             done_insts += st.smsp[j].inst_issued;
         struct report_kernel rk = { first + i, &st };
-        if (report_write_part(rf, r.c.format, a.name, &a, &rk, 1, i, i ? 0 : REPORT_HEAD))
+        if (report_write_part(rf, r.c.format, a.name, &a, &rk, 1, i, i ? 0 : REPORT_HEAD,
+                              &ro))
             goto nomem;
         if (pics.grid) {
             char title[200];
@@ -474,7 +499,7 @@ int cli_run(int argc, char **argv)
         cli_progress_end(&prog);
 
     int werr = report_write_part(rf, r.c.format, a.name, &a, NULL, 0, count,
-                                 count ? REPORT_TAIL : REPORT_HEAD | REPORT_TAIL);
+                                 count ? REPORT_TAIL : REPORT_HEAD | REPORT_TAIL, &ro);
     if (gridf) {
         fclose(gridf);
         gridf = NULL;
@@ -483,6 +508,9 @@ int cli_run(int argc, char **argv)
     int cerr = fclose(rf);
     rf = NULL;
     if (cerr || werr)
+        goto nomem;
+    struct cli_prov prov;
+    if (cli_prov_init(&prov, "run", &r.c, &a) || cli_prov_apply(&prov, r.c.format, &rep, &replen))
         goto nomem;
     /* the other outputs, rendered into memory */
     for (int o = 0; o < OUT_REP; o++) {
@@ -497,15 +525,19 @@ int cli_run(int argc, char **argv)
         } else if (o == OUT_SCSV) {
             e = report_stallprof_csv(pics.sp, f);
         } else if (o == OUT_SSVG) {
-            char title[300];
+            char title[600], sets[300];
             const char *base = strrchr(r.c.pos, '/');
-            snprintf(title, sizeof title, "Warp states over time: %s on %s",
-                     base ? base + 1 : r.c.pos, a.name);
+            cli_prov_title(&prov, sets, sizeof sets);
+            snprintf(title, sizeof title, "Warp states over time: %s on %s%s",
+                     base ? base + 1 : r.c.pos, a.name, sets);
             e = report_stallprof_svg(pics.sp, title, f);
         } else {
             e = report_source_csv(pics.src, f);
         }
         if (fclose(f) || e)
+            goto nomem;
+        if (o != OUT_SSVG &&
+            cli_prov_apply(&prov, o == OUT_TL ? REPORT_JSON : REPORT_CSV, &obuf[o], &olen[o]))
             goto nomem;
         if (cli_is_gz(outs[o][1])) {
             char *z;
@@ -558,6 +590,8 @@ nomem:
     fputs("smsim: out of memory\n", stderr);
     rc = 2;
 done:
+    if (have_mre)
+        regfree(&mre);
     if (gridf)
         fclose(gridf);
     if (have_st)

@@ -31,7 +31,7 @@ static const char sass_help[] =
     "  --grid X[,Y[,Z]]       launch grid, required\n"
     "  --block X[,Y[,Z]]      block dimensions, required\n"
     "  --regs N               registers per thread (1..255), required\n"
-    "  --smem-static B        static shared memory per block, bytes, required\n"
+    "  --smem-static B        static shared memory per block, bytes (24K = 24576), required\n"
     "  --smem-dynamic B       dynamic shared memory per block, bytes, required\n"
     "  --barriers N           barriers= header value (0..16; default: 1 if the code has BAR)\n"
     "  --counts CSV           ncu SourceCounters export (per-instruction executed counts):\n"
@@ -162,12 +162,12 @@ int cli_sass2trace(int argc, char **argv)
             have_regs = 1;
             break;
         case 5:
-            if (cli_parse_int("--smem-static", val, 0, 2147483647, &o.launch.smem_static))
+            if (cli_parse_size("--smem-static", val, 0, 2147483647, &o.launch.smem_static))
                 goto done;
             have_ss = 1;
             break;
         case 6:
-            if (cli_parse_int("--smem-dynamic", val, 0, 2147483647, &o.launch.smem_dynamic))
+            if (cli_parse_size("--smem-dynamic", val, 0, 2147483647, &o.launch.smem_dynamic))
                 goto done;
             have_sd = 1;
             break;

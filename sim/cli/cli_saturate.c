@@ -182,8 +182,11 @@ static int render_sat_plot(FILE *g, const char *out, void *ud)
      * kernel name must not end the string (and run what follows) */
     fputs("set output ", g);
     study_gp_string(g, out);
-    char title[400];
-    snprintf(title, sizeof title, "saturate: %s on %s", sp->t->kernel_name, sp->a->name);
+    char title[700], sets[300];
+    struct cli_prov pv;
+    cli_prov_init(&pv, "saturate", &sp->r->c, NULL); /* no configuration: cannot fail */
+    cli_prov_title(&pv, sets, sizeof sets);
+    snprintf(title, sizeof title, "saturate: %s on %s%s", sp->t->kernel_name, sp->a->name, sets);
     fputs("\nset title ", g);
     study_gp_string(g, title);
     fputs(" noenhanced\nset xlabel 'resident warps per SM'\nset ylabel ", g);
@@ -568,6 +571,9 @@ int cli_saturate(int argc, char **argv)
         fputc('\n', f);
     }
     if (fclose(f))
+        goto nomem;
+    struct cli_prov prov;
+    if (cli_prov_init(&prov, "saturate", &r.c, &a) || cli_prov_apply(&prov, r.c.format, &rep, &replen))
         goto nomem;
 
     /* with -o the report first: a failed plot keeps it (cli_study_output) */

@@ -157,6 +157,7 @@ static int parse_args(int argc, char **argv, struct sweep_args *r)
 /* The plot of a table (cli_plot's render). */
 struct table_plot {
     const struct study_table *t;  /* the table                  */
+    const struct cli_prov *prov;  /* its provenance (the title) */
     const char *const *ys;        /* metrics drawn              */
     int ny;                       /* their count                */
 };
@@ -164,13 +165,14 @@ struct table_plot {
 static int render_table_plot(FILE *f, const char *out, void *ud)
 {
     const struct table_plot *tp = ud;
-    char title[300];
-    snprintf(title, sizeof title, "%s on %s", tp->t->kernel_name, tp->t->config_name);
+    char title[700], sets[300];
+    cli_prov_title(tp->prov, sets, sizeof sets);
+    snprintf(title, sizeof title, "%s on %s%s", tp->t->kernel_name, tp->t->config_name, sets);
     return study_write_gnuplot(f, tp->t, out, title, tp->ys, tp->ny);
 }
 
-int cli_study_output(const struct study_table *t, int json, const char *out, const char *plot,
-                     const char *const *ys, int ny)
+int cli_study_output(const struct study_table *t, const struct cli_prov *prov, int json,
+                     const char *out, const char *plot, const char *const *ys, int ny)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -179,7 +181,7 @@ int cli_study_output(const struct study_table *t, int json, const char *out, con
     if (!f)
         goto nomem;
     int werr = json ? study_write_json(f, t) : study_write_csv(f, t);
-    if (fclose(f) || werr)
+    if (fclose(f) || werr || cli_prov_apply(prov, json ? REPORT_JSON : REPORT_CSV, &buf, &len))
         goto nomem;
     if (plot)
         for (int i = 0; i < ny; i++)
@@ -192,7 +194,7 @@ int cli_study_output(const struct study_table *t, int json, const char *out, con
     /* with -o the table first: a plot that fails (gnuplot's message is
      * shown) leaves the table written, not lost with it; on stdout the
      * plot first, so that an error leaves stdout empty */
-    struct table_plot tp = { t, ys, ny };
+    struct table_plot tp = { t, prov, ys, ny };
     if (plot && !out && (rc = cli_plot(plot, render_table_plot, &tp)))
         goto done;
     rc = cli_write_out(out, buf, len, "table");
@@ -315,6 +317,11 @@ static int emit_jobs(const struct sweep_args *r, const struct study_plan *p, con
     fputs("\n  ]\n}\n", m);
     int bad = fclose(j) | fclose(m);
     int rc = 2;
+    /* the sweep's provenance, which merge carries into the table */
+    struct cli_prov prov;
+    if (!bad && (cli_prov_init(&prov, "sweep", &r->c, cname[0] ? &a : NULL) ||
+                 cli_prov_apply(&prov, REPORT_JSON, &mb, &ml)))
+        bad = 1;
     if (bad) {
         fputs("smsim: out of memory\n", stderr);
     } else {
@@ -402,7 +409,19 @@ int cli_sweep(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         goto done;
     }
-    rc = cli_study_output(&t, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys, r.ny);
+    struct arch a;
+    struct cli_prov prov;
+    if (cli_load_arch(r.c.config, r.c.ov, r.c.nov, &a)) {
+        study_table_free(&t);
+        goto done;
+    }
+    if (cli_prov_init(&prov, "sweep", &r.c, &a)) {
+        fputs("smsim: out of memory\n", stderr);
+        rc = 2;
+    } else {
+        rc = cli_study_output(&t, &prov, r.c.format == REPORT_JSON, r.c.out, r.c.plot, r.ys,
+                              r.ny);
+    }
     if (!rc) /* after the answer: a caution on it */
         cli_weak_caution((const char *const[]){ tf->kernels[r.c.kernel]->launch.name }, 1);
     study_table_free(&t);

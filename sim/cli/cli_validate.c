@@ -137,6 +137,7 @@ static int parse_args(int argc, char **argv, struct val_args *r)
 
 /* The plot of a validation (cli_plot's render). */
 struct val_plot {
+    const struct cli_prov *prov;   /* the overrides, for the title */
     const struct val_manifest *m;  /* the launches     */
     const struct val_result *r;    /* their results    */
     int metric;                    /* --plot-metric    */
@@ -145,7 +146,9 @@ struct val_plot {
 static int render_val_plot(FILE *f, const char *out, void *ud)
 {
     const struct val_plot *vp = ud;
-    return val_write_gnuplot(f, vp->m, vp->r, vp->metric, out);
+    char sets[300];
+    cli_prov_title(vp->prov, sets, sizeof sets);
+    return val_write_gnuplot(f, vp->m, vp->r, vp->metric, out, sets);
 }
 
 int cli_validate(int argc, char **argv)
@@ -189,6 +192,18 @@ int cli_validate(int argc, char **argv)
     int werr = a.c.format == REPORT_JSON ? val_write_json(f, &m, &r) : val_write_text(f, &m, &r);
     if (fclose(f) || werr)
         goto nomem;
+    struct arch arch;
+    struct cli_prov prov;
+    if (cli_load_arch(a.c.config, a.c.ov, a.c.nov, &arch)) {
+        rc = 1;
+        goto done;
+    }
+    if (cli_prov_init(&prov, "validate", &a.c, &arch))
+        goto nomem;
+    cli_prov_add(&prov, "data_dir", a.c.pos);
+    cli_prov_add(&prov, "manifest", a.manifest);
+    if (cli_prov_apply(&prov, a.c.format, &rep, &replen))
+        goto nomem;
     /* the threshold check, before printing: its own file errors come first */
     char *fails = NULL;
     size_t failslen = 0;
@@ -207,7 +222,7 @@ int cli_validate(int argc, char **argv)
         }
     }
     /* with -o the report first: a failed plot keeps it (cli_study_output) */
-    struct val_plot vp = { &m, &r, a.plot_metric };
+    struct val_plot vp = { &prov, &m, &r, a.plot_metric };
     if (a.c.plot && !a.c.out && (rc = cli_plot(a.c.plot, render_val_plot, &vp))) {
         free(fails);
         goto done;

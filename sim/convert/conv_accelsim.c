@@ -249,6 +249,31 @@ static int export_kernel(struct trace_kernel *k, int id, const char *path, FILE 
     return rc;
 }
 
+/* Replace the plain temporary file *tmp of `path` by its xz compression
+ * (another temporary file beside path); 0, or -1 with the message. */
+static int compress(const char *path, char **tmp, char err[TRACE_ERR_MAX])
+{
+    char *ztmp = NULL;
+    FILE *in = fopen(*tmp, "r");
+    FILE *out = in ? temp_for(path, &ztmp) : NULL;
+    int bad = !out || conv_xz_copy(in, out);
+    int e = errno;
+    if (out && close_synced(out) && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (in)
+        fclose(in);
+    unlink(*tmp);
+    free(*tmp);
+    *tmp = ztmp;
+    if (bad) {
+        snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 int conv_accelsim_export(struct trace_file *t, const char *dir,
                          const struct conv_accelsim_opts *o, char err[TRACE_ERR_MAX])
 {
@@ -272,7 +297,7 @@ int conv_accelsim_export(struct trace_file *t, const char *dir,
         if (!(path[i] = malloc(dl + 64)))
             rc = -1;
         else if (i < t->nkernels)
-            snprintf(path[i], dl + 64, "%s/kernel-%d.traceg", dir, i + 1);
+            snprintf(path[i], dl + 64, "%s/kernel-%d.traceg%s", dir, i + 1, o->xz ? ".xz" : "");
         else
             snprintf(path[i], dl + 64, "%s/kernelslist.g", dir);
     }
@@ -286,9 +311,11 @@ int conv_accelsim_export(struct trace_file *t, const char *dir,
             rc = -1;
         } else if (i < t->nkernels) {
             rc = export_kernel(t->kernels[i], i + 1, path[i], f, o, err);
+            if (!rc && o->xz)
+                rc = compress(path[i], &tmp[i], err);
         } else {
             for (int j = 0; j < t->nkernels; j++)
-                fprintf(f, "kernel-%d.traceg\n", j + 1);
+                fprintf(f, "kernel-%d.traceg%s\n", j + 1, o->xz ? ".xz" : "");
             if (close_synced(f)) {
                 snprintf(err, TRACE_ERR_MAX, "smsim: cannot write '%s': %s", path[i],
                          strerror(errno));

@@ -8,17 +8,22 @@
 #define SMSIM_CONV_ACCELSIM_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "trace/trace.h"
 
 /* Exporter options. */
 struct conv_accelsim_opts {
     int binary_version;       /* written as -binary version (e.g. 90)            */
     uint64_t seed;            /* seeds the synthesized random-pattern addresses  */
+    int xz;                   /* 1: kernel-N.traceg.xz, xz-compressed (conv_xz.c) */
 };
 
+/* xz-compress the rest of `in` onto `out` (conv_xz.c); 0, or -1 with errno. */
+int conv_xz_copy(FILE *in, FILE *out);
+
 /* Write every kernel of t into directory `dir` (created if missing) as
- * kernel-<i+1>.traceg (tracer version 4 lines) and a kernelslist.g naming
- * them.  Addresses are synthesized deterministically from each native
+ * kernel-<i+1>.traceg (tracer version 4 lines; .traceg.xz with o->xz) and a
+ * kernelslist.g naming them.  Addresses are synthesized deterministically from each native
  * instruction's pattern (docs/accelsim.md).  0, or -1 with a one-line
  * message in err. */
 int conv_accelsim_export(struct trace_file *t, const char *dir,

@@ -151,6 +151,10 @@ int ncu_source_parse(const char *text, size_t len, const char *path, struct ncu_
             free_fields(f, n);
             continue;
         }
+        if (!hdr && f[0][0] == '#') { /* smsim's provenance lines ("# key: value") */
+            free_fields(f, n);
+            continue;
+        }
         if (!hdr && !strcmp(f[0], "Kernel Name")) {
             snprintf(kernel, 256, "%s", n > 1 ? f[1] : "");
             free_fields(f, n);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <regex.h>
 #include "arch/arch.h"
 #include "stats/stats.h"
 
@@ -31,6 +32,14 @@ int report_parse_format(const char *name);
  * (printed in headers and as JSON "config").  Returns 0, -1 on a write error. */
 int report_write(FILE *f, int format, const char *config, const struct arch *a,
                  const struct report_kernel *k, int n);
+/* What a report shows; NULL everywhere below means everything. */
+struct report_opts {
+    const regex_t *metrics;       /* --metrics: only the metrics whose name matches */
+    int no_units;                 /* --csv-units none: CSV without its units row    */
+};
+/* The metrics of s that o selects (stats_metrics() order) into m; their count. */
+int report_metrics(const struct stats_kernel *s, const struct arch *a,
+                   const struct report_opts *o, struct stats_metric m[STATS_METRICS_MAX]);
 /* Part of that report, for a run that writes each kernel as soon as it is
  * simulated and frees its counters (a trace of 10,000 kernels): kernels
  * k[0..n) are kernels first..first+n-1 of the report; REPORT_HEAD adds what
@@ -39,13 +48,17 @@ int report_write(FILE *f, int format, const char *config, const struct arch *a,
  * parts written in order give report_write()'s bytes exactly. */
 enum { REPORT_HEAD = 1, REPORT_TAIL = 2 };
 int report_write_part(FILE *f, int format, const char *config, const struct arch *a,
-                      const struct report_kernel *k, int n, int first, int parts);
+                      const struct report_kernel *k, int n, int first, int parts,
+                      const struct report_opts *o);
 int report_text(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n, int first, int parts);
+                const struct report_kernel *k, int n, int first, int parts,
+                const struct report_opts *o);
 int report_json(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n, int first, int parts);
+                const struct report_kernel *k, int n, int first, int parts,
+                const struct report_opts *o);
 int report_csv(FILE *f, const char *config, const struct arch *a,
-               const struct report_kernel *k, int n, int first, int parts);
+               const struct report_kernel *k, int n, int first, int parts,
+               const struct report_opts *o);
 
 /* A CSV field (RFC 4180: in quotes, a quote doubled): always quoted when
  * `always` (ncu quotes every field), else only when s holds a comma, quote

@@ -1,6 +1,7 @@
 /* report_csv.c — the report shaped like `ncu --csv --page raw`: row 1 the
  * column names ("Kernel Name", "Block Size", "Grid Size", then one column per
- * metric), row 2 the units, then one row per kernel.  Every field is quoted,
+ * metric), row 2 the units (left out with report_opts.no_units, so that a
+ * table reader sees numbers only), then one row per kernel.  Every field is quoted,
  * as ncu does; numbers carry no thousands separators.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -39,18 +40,19 @@ static void dims_field(FILE *f, const uint32_t d[3])
 }
 
 int report_csv(FILE *f, const char *config, const struct arch *a,
-               const struct report_kernel *k, int n, int first, int parts)
+               const struct report_kernel *k, int n, int first, int parts,
+               const struct report_opts *o)
 {
     struct stats_metric m[STATS_METRICS_MAX];
     int nm = 0;
     (void)first;
     if (parts & REPORT_HEAD) {
         if (n > 0)
-            nm = stats_metrics(k[0].s, a, m, STATS_METRICS_MAX);
+            nm = report_metrics(k[0].s, a, o, m);
         else {
             /* No kernel: still print the two header rows from empty counters. */
             struct stats_kernel z = {0};
-            nm = stats_metrics(&z, a, m, STATS_METRICS_MAX);
+            nm = report_metrics(&z, a, o, m);
         }
         field(f, 1, "Kernel Name");
         field(f, 0, "Block Size");
@@ -58,16 +60,18 @@ int report_csv(FILE *f, const char *config, const struct arch *a,
         for (int j = 0; j < nm; j++)
             field(f, 0, m[j].name);
         fputc('\n', f);
-        field(f, 1, "");
-        field(f, 0, "");
-        field(f, 0, "");
-        for (int j = 0; j < nm; j++)
-            field(f, 0, m[j].unit);
-        fputc('\n', f);
+        if (!o || !o->no_units) {
+            field(f, 1, "");
+            field(f, 0, "");
+            field(f, 0, "");
+            for (int j = 0; j < nm; j++)
+                field(f, 0, m[j].unit);
+            fputc('\n', f);
+        }
     }
     for (int i = 0; i < n; i++) {
         const struct stats_kernel *s = k[i].s;
-        nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
+        nm = report_metrics(s, a, o, m);
         field(f, 1, s->launch.name);
         dims_field(f, s->launch.block);
         dims_field(f, s->launch.grid);

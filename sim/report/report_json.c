@@ -65,7 +65,8 @@ static void dims(FILE *f, const uint32_t d[3])
 }
 
 int report_json(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n, int first, int parts)
+                const struct report_kernel *k, int n, int first, int parts,
+                const struct report_opts *o)
 {
     if (parts & REPORT_HEAD) {
         fputs("{\n  \"config\": ", f);
@@ -75,7 +76,7 @@ int report_json(FILE *f, const char *config, const struct arch *a,
     for (int i = 0; i < n; i++) {
         const struct stats_kernel *s = k[i].s;
         struct stats_metric m[STATS_METRICS_MAX];
-        int nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
+        int nm = report_metrics(s, a, o, m);
         fputs(first + i ? ",\n    {\n" : "\n    {\n", f);
         fprintf(f, "      \"index\": %d,\n      \"name\": ", k[i].index);
         report_json_string(f, s->launch.name);

@@ -163,7 +163,8 @@ static void section(FILE *f, const char *name, const struct stats_metric *m, int
 }
 
 int report_text(FILE *f, const char *config, const struct arch *a,
-                const struct report_kernel *k, int n, int first, int parts)
+                const struct report_kernel *k, int n, int first, int parts,
+                const struct report_opts *o)
 {
     (void)first;
     (void)parts; /* no header or trailer */
@@ -171,7 +172,7 @@ int report_text(FILE *f, const char *config, const struct arch *a,
         const struct stats_kernel *s = k[i].s;
         const struct tr_launch *l = &s->launch;
         struct stats_metric m[STATS_METRICS_MAX];
-        int nm = stats_metrics(s, a, m, STATS_METRICS_MAX);
+        int nm = report_metrics(s, a, o, m);
         fprintf(f, "  %s (%u, %u, %u)x(%u, %u, %u), Kernel %d, Config %s, CC %d.%d\n",
                 l->name, l->grid[0], l->grid[1], l->grid[2],
                 l->block[0], l->block[1], l->block[2], k[i].index, config,

@@ -191,9 +191,10 @@ int val_write_text(FILE *f, const struct val_manifest *m, const struct val_resul
  * "diff_pp" their differences (smsim - ncu). */
 int val_write_json(FILE *f, const struct val_manifest *m, const struct val_result *r);
 /* gnuplot small multiples: per case, metric `metric` (a val_metric_name)
- * measured and predicted against warps per scheduler, into `out`. */
+ * measured and predicted against warps per scheduler, into `out`; `note`
+ * ends the title (the overrides, or ""). */
 int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_result *r,
-                      int metric, const char *out);
+                      int metric, const char *out, const char *note);
 
 /* Check thresholds from a TSV file (lines "METRIC<TAB>STAT<TAB>LIMIT"; METRIC
  * an ncu name of metrics, "stalls_top3", "saturation" or "ci"; STAT mape_pct

@@ -354,7 +354,7 @@ int val_write_json(FILE *f, const struct val_manifest *m, const struct val_resul
 /* --- gnuplot --------------------------------------------------------------- */
 
 int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_result *r,
-                      int metric, const char *out)
+                      int metric, const char *out, const char *note)
 {
     if (metric < 0 || metric >= VAL_NMETRICS || r->ncases < 1)
         return -1;
@@ -408,9 +408,9 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
     }
     fputs("set multiplot layout ", f);
     fprintf(f, "%d,%d title ", rows, cols);
-    char title[400];
-    snprintf(title, sizeof title, "%s: ncu (measured) vs smsim (%s)",
-             val_metric_name(metric), r->config_name);
+    char title[800];
+    snprintf(title, sizeof title, "%s: ncu (measured) vs smsim (%s)%s",
+             val_metric_name(metric), r->config_name, note);
     study_gp_string(f, title);
     fputs(" noenhanced\n", f);
     for (int q = 0; q < r->ncases; q++) {
