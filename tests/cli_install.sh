@@ -37,7 +37,7 @@ for name in h100 h100.yaml configs/h100.yaml; do
     grep -q "\"config_path\": \"$(cd "$P" && pwd -P)/share/smsim/configs/h100.yaml\"" "$TMP/inst.json" ||
         fail "--config $name is not the installed file: $(grep -o '"config_path": "[^"]*"' "$TMP/inst.json")"
 done
-"$P/bin/smsim" occupancy --config h200 --threads 128 --regs 32 >/dev/null 2>"$TMP/err" ||
+"$P/bin/smsim" occupancy --config h200 --block-size 128 --regs 32 >/dev/null 2>"$TMP/err" ||
     fail "installed occupancy --config h200: $(cat "$TMP/err")"
 "$P/bin/smsim" config --config a100 >/dev/null 2>"$TMP/err" || fail "config --config a100: $(cat "$TMP/err")"
 # a file of that name in the current directory comes first
@@ -80,16 +80,16 @@ cmp -s "$TMP/plain.json" "$TMP/run.json" || fail "smsim run differs from the pla
 "$SMSIM" --help | grep -q '^  smsim \[run\] --config' || fail "top-level help lacks [run]"
 
 # --- sizes with suffixes -----------------------------------------------------
-"$SMSIM" occupancy --config $C --threads 128 --regs 32 --smem-dynamic 24K --smem-static 1K \
+"$SMSIM" occupancy --config $C --block-size 128 --regs 32 --smem-dynamic 24K --smem-static 1K \
     --format json >"$TMP/k.json" 2>&1 || fail "--smem-dynamic 24K: $(cat "$TMP/k.json")"
-"$SMSIM" occupancy --config $C --threads 128 --regs 32 --smem-dynamic 24576 --smem-static 1024 \
+"$SMSIM" occupancy --config $C --block-size 128 --regs 32 --smem-dynamic 24576 --smem-static 1024 \
     --format json >"$TMP/b.json" 2>&1
 cmp -s "$TMP/k.json" "$TMP/b.json" || fail "24K is not 24576 bytes"
 grep -q '"smem_per_block": 26624' "$TMP/k.json" || fail "24K + 1K + 1K reserved: $(grep smem_per_block "$TMP/k.json")"
 expect_err "^smsim: --smem-dynamic '24Q': expected an integer in 0\.\.1073741824$" \
-    occupancy --config $C --threads 128 --regs 32 --smem-dynamic 24Q
+    occupancy --config $C --block-size 128 --regs 32 --smem-dynamic 24Q
 expect_err "^smsim: --smem-dynamic '2G': expected an integer in 0\.\.1073741824$" \
-    occupancy --config $C --threads 128 --regs 32 --smem-dynamic 2G
+    occupancy --config $C --block-size 128 --regs 32 --smem-dynamic 2G
 D=tests/data/sass
 run sass2trace --sass $D/ffma_ilp1.sass --kernel ilp1 --counts $D/ffma_ilp1_b4.csv --grid 2112,1,1 --block 128 --regs 16 \
     --smem-static 0 --smem-dynamic 56K

@@ -123,10 +123,10 @@ fi
 
 # occupancy, one point and --vary (the same member names)
 for fmt in json csv; do
-    expect_ok occupancy --config $C --threads 128 --regs 32 --set gpu.sm_count=2 --format $fmt
+    expect_ok occupancy --config $C --block-size 128 --regs 32 --set gpu.sm_count=2 --format $fmt
     check "$TMP/out" $fmt occupancy $C - - --set gpu.sm_count=2
     cp "$TMP/out" "$TMP/occ1.$fmt"
-    expect_ok occupancy --config $C --threads 128 --regs 32 --set gpu.sm_count=2 --vary regs --format $fmt
+    expect_ok occupancy --config $C --block-size 128 --regs 32 --set gpu.sm_count=2 --vary regs --format $fmt
     check "$TMP/out" $fmt occupancy $C - - --set gpu.sm_count=2
     cp "$TMP/out" "$TMP/occv.$fmt"
 done

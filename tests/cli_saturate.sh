@@ -72,6 +72,9 @@ grep -qx "recommended: 16 warps per SM (4 blocks, 4.00 per scheduler, 25.00 % oc
     fail "text: $(grep '^recommended' "$TMP/out")"
 [ "$(grep -c '^recommended' "$TMP/out")" -eq 1 ] || fail "text: one recommended answer"
 expect_ok saturate --config "$CFG" "$D/ffma_ilp1.trace" "${FMA[@]}" --format csv
+# the provenance block comes first, as '#' lines (docs/json.md), then the table
+grep -q '^# schema: ' "$TMP/out" || fail "csv: no provenance block"
+grep -v '^#' "$TMP/out" >"$TMP/csv" && mv "$TMP/csv" "$TMP/out"
 [ "$(head -1 "$TMP/out")" = "blocks_per_sm,warps_per_sm,warps_per_scheduler,occupancy_pct,achieved_warps_per_sm,sm__inst_executed.avg.per_cycle_active,waves_per_multiprocessor,last_wave_partial,last_wave_fill_pct,recommended" ] ||
     fail "csv header: $(head -1 "$TMP/out")"
 [ "$(wc -l <"$TMP/out")" -eq 17 ] || fail "csv: 16 points + header"

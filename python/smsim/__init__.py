@@ -135,7 +135,7 @@ def occupancy(config, threads, regs, sets=None, **opts):
     """``smsim occupancy``: one row for the launch, or with vary="threads",
     "regs" or "smem" one row per point of the curve (the same column names).
     opts: smem_static, smem_dynamic, max_dynamic, carveout, barriers, vary."""
-    doc = _json(["occupancy", "--config", config, "--threads", str(threads), "--regs", str(regs)]
+    doc = _json(["occupancy", "--config", config, "--block-size", str(threads), "--regs", str(regs)]
                 + _options(sets, **opts))
     if "points" in doc:
         return _frame(doc["points"], doc, ("provenance", "points"))
