@@ -16,7 +16,7 @@ source "$(dirname "$0")/cli_lib.sh"
 # run ARGS...: stdout -> $TMP/full, and without its provenance (tests/cli_prov.sh
 # checks it) -> $TMP/out, stderr -> $TMP/err, status -> $rc
 run() {
-    "$SMSIM" occupancy "$@" >"$TMP/full" 2>"$TMP/err"
+    PATH=${RUN_PATH:-$PATH} "$SMSIM" occupancy "$@" >"$TMP/full" 2>"$TMP/err"
     rc=$?
     noprov "$TMP/full" >"$TMP/out"
 }
@@ -204,7 +204,7 @@ has '^232448,1,4,6\.2500,shared memory$'
 # point (static cut to the total: 5120 B -> 45, registers 16)
 LAST="vary smem total"
 expect_ok --config "$CFG" --block-size 128 --regs 32 --smem-static 8192 --smem-dynamic 4096 --vary smem --format csv
-[ "$(head -1 "$TMP/out")" = "smem_per_block,blocks_per_sm,active_warps,occupancy_pct,limiter" ] ||
+[ "$(head -1 "$TMP/out")" = "smem_per_block,blocks_per_sm,sm__maximum_warps_avg_per_active_cycle,sm__maximum_warps_per_active_cycle_pct,limiter" ] ||
     fail "vary smem header: $(head -1 "$TMP/out")"
 [ "$(wc -l <"$TMP/out")" -eq 229 ] || fail "vary smem total: $(wc -l <"$TMP/out") lines"
 has '^12288,16,64,100\.0000,"warps, registers"$'
@@ -249,7 +249,7 @@ run "${EX[@]}" --plot "$TMP/nodir/occ.svg"
 run "${EX[@]}" --plot "$TMP/occ.pdf"
 [ "$rc" -ne 0 ] && [ ! -s "$TMP/out" ] && [ "$(cat "$TMP/err")" = "smsim: --plot '$TMP/occ.pdf': expected a .svg or .png file name" ] ||
     fail "--plot .pdf: exit $rc, $(cat "$TMP/err")"
-PATH=/nonexistent run "${EX[@]}" --plot "$TMP/occ2.svg"
+RUN_PATH=/nonexistent run "${EX[@]}" --plot "$TMP/occ2.svg"
 [ "$rc" -ne 0 ] && [ ! -s "$TMP/out" ] && grep -q "gnuplot not found in PATH" "$TMP/err" ||
     fail "--plot without gnuplot: exit $rc, $(cat "$TMP/err")"
 
