@@ -42,13 +42,13 @@ while read -r tag key want; do
         || fail "configs/h200.yaml: $key does not cite $KIT/launch/ and validate/calib_launch.py"
     n=$((n + 1))
 done <"$T/r1"
-[ "$n" -eq 8 ] || fail "expected 8 derived keys, got $n"
+[ "$n" -eq 9 ] || fail "expected 9 derived keys, got $n"
 
 # --- 2. the engine's lone warp ------------------------------------------------
 want=$(sed -n 's/^ENGINE_LONE_WARP = \([0-9]*\)$/\1/p' validate/calib_launch.py)
 got=$("$SMSIM" --config configs/h200.yaml validate/calib-traces/launch/launch-w0-t32-d0-1bw.trace \
       --set scheduler.icache_cold=0 --set scheduler.launch_start=0 --set scheduler.launch_drain=0 \
-      --set scheduler.dispatch_retire=0 --format csv 2>"$T/err" |
+      --set scheduler.dispatch_retire=0 --set scheduler.warp_release=0 --format csv 2>"$T/err" |
       awk -F'","' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sm__cycles_elapsed.avg") c = i }
                    NR == 3 && c { v = $c; gsub(/"/, "", v); print v }')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "lone one-warp block: engine $got cycles, calib_launch.py assumes $want"
