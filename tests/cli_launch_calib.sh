@@ -53,6 +53,20 @@ got=$("$SMSIM" --config configs/h200.yaml validate/calib-traces/launch/launch-w0
                    NR == 3 && c { v = $c; gsub(/"/, "", v); print v }')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "lone one-warp block: engine $got cycles, calib_launch.py assumes $want"
 
+# --- 2b. kernel time as ncu reports it: gpu__time_duration.sum of the lone
+# block = its elapsed cycles (start and drain included) / gpu.sm_clock_mhz
+# (1980: 3027 cycles -> 1528.79 ns; ncu measured 1568 ns at its 1.934 GHz,
+# launch-ncu.raw.csv:45)
+mhz=$(awk '/^[a-z]/ { in_g = ($1 == "gpu:") } in_g && $1 == "sm_clock_mhz:" { print $2 }' "$T/printed")
+"$SMSIM" --config configs/h200.yaml validate/calib-traces/launch/launch-w0-t32-d0-1bw.trace --format csv \
+    >"$T/lone.csv" 2>"$T/err" || fail "lone block: $(cat "$T/err")"
+awk -F'","' -v mhz="$mhz" '
+    NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "sm__cycles_elapsed.avg") e = i; if ($i == "gpu__time_duration.sum") d = i } }
+    NR == 3 { ev = $e; dv = $d; gsub(/"/, "", ev); gsub(/"/, "", dv)
+              want = ev * 1000 / mhz
+              exit !(mhz > 0 && ev > 0 && dv - want < 1e-6 * want && want - dv < 1e-6 * want) }' "$T/lone.csv" \
+    || fail "lone block: gpu__time_duration.sum is not sm__cycles_elapsed.avg / $mhz MHz"
+
 # --- 3. the calibration set ---------------------------------------------------
 python3 validate/gen-launch-traces.py "$T/ct" >/dev/null 2>"$T/err" || fail "gen-launch-traces.py: $(cat "$T/err")"
 for f in validate/calib-traces/launch/*.trace; do
