@@ -42,16 +42,31 @@ while read -r tag key want; do
         || fail "configs/h200.yaml: $key does not cite $KIT/launch/ and validate/calib_launch.py"
     n=$((n + 1))
 done <"$T/r1"
-[ "$n" -eq 8 ] || fail "expected 8 derived keys, got $n"
+[ "$n" -eq 9 ] || fail "expected 9 derived keys, got $n"
 
 # --- 2. the engine's lone warp ------------------------------------------------
 want=$(sed -n 's/^ENGINE_LONE_WARP = \([0-9]*\)$/\1/p' validate/calib_launch.py)
 got=$("$SMSIM" --config configs/h200.yaml validate/calib-traces/launch/launch-w0-t32-d0-1bw.trace \
       --set scheduler.icache_cold=0 --set scheduler.launch_start=0 --set scheduler.launch_drain=0 \
-      --set scheduler.dispatch_retire=0 --format csv 2>"$T/err" | grep -v '^# ' |
+      --set scheduler.dispatch_retire=0 --set scheduler.warp_release=0 --format csv 2>"$T/err" | grep -v '^# ' |
       awk -F'","' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sm__cycles_elapsed.avg") c = i }
                    NR == 3 && c { v = $c; gsub(/"/, "", v); print v }')
 [ -n "$want" ] && [ "$got" = "$want" ] || fail "lone one-warp block: engine $got cycles, calib_launch.py assumes $want"
+
+# --- 2b. kernel time as ncu reports it: gpu__time_duration.sum of the lone
+# block = its elapsed cycles (start and drain included) / gpu.sm_clock_mhz
+# (1980: 3027 cycles -> 1528.79 ns; ncu measured 1568 ns at its 1.934 GHz,
+# launch-ncu.raw.csv:45)
+mhz=$(awk '/^[a-z]/ { in_g = ($1 == "gpu:") } in_g && $1 == "sm_clock_mhz:" { print $2 }' "$T/printed")
+"$SMSIM" --config configs/h200.yaml validate/calib-traces/launch/launch-w0-t32-d0-1bw.trace --format csv \
+    >"$T/lone.raw" 2>"$T/err" || fail "lone block: $(cat "$T/err")"
+grep -v '^# ' "$T/lone.raw" >"$T/lone.csv" # the table without the provenance lines
+awk -F'","' -v mhz="$mhz" '
+    NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "sm__cycles_elapsed.avg") e = i; if ($i == "gpu__time_duration.sum") d = i } }
+    NR == 3 { ev = $e; dv = $d; gsub(/"/, "", ev); gsub(/"/, "", dv)
+              want = ev * 1000 / mhz
+              exit !(mhz > 0 && ev > 0 && dv - want < 1e-6 * want && want - dv < 1e-6 * want) }' "$T/lone.csv" \
+    || fail "lone block: gpu__time_duration.sum is not sm__cycles_elapsed.avg / $mhz MHz"
 
 # --- 3. the calibration set ---------------------------------------------------
 python3 validate/gen-launch-traces.py "$T/ct" >/dev/null 2>"$T/err" || fail "gen-launch-traces.py: $(cat "$T/err")"

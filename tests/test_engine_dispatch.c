@@ -178,6 +178,63 @@ static void icache_cold(void **state)
     stats_kernel_free(&st);
 }
 
+/* The warp release: the SM frees an exited warp's slot warp_release = 10
+ * cycles after its SMSP is rid of it.  4 one-warp blocks through one slot
+ * (blocks_per_sm_cap 1) of one SM, dispatch_retire = 5,
+ * block_launch_latency = 20: block 0 starts at 0, EXITs at 0 and retires
+ * from its SMSP at 1; the SM frees the slot at 11, the dispatcher takes it
+ * back over [11, 16), the next block may start at max(16, 11 + 20) = 31.
+ * So block k starts at 31 k; the last (k = 3) is released at 104 and taken
+ * back at 109, the kernel's end.  The SMSP counts each warp 1 cycle, the
+ * SM 11 (sm__ vs smsp__warps_active), and the SM is active 11 per block. */
+static void release_one_slot(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.dispatch_retire = 5;
+    a.block_launch_latency = 20;
+    a.warp_release = 10;
+    struct engine_opts o;
+    tu_opts(&o);
+    o.blocks_per_sm_cap = 1;
+    struct tu_kernel t;
+    exit_only(&t, 4);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.cycles_elapsed, 31 * 3 + 11 + 5);
+    assert_int_equal(st.sm[0].blocks, 4);
+    assert_int_equal(st.sm[0].warps_active, 4 * 11);
+    assert_int_equal(st.sm[0].cycles_active, 4 * 11);
+    assert_int_equal(st.smsp[0].warps_active, 4 * 1);
+    assert_int_equal(st.smsp[0].cycles_active, 4 * 1);
+    stats_kernel_free(&st);
+}
+
+/* Releases overlapping the next block: 2 one-warp blocks on one SM in the
+ * first wave, sm_block_cycles = 5, warp_release = 10.  Block 0 is resident
+ * at 0, retires at 1, released at 11; block 1 resident at 5, retires at 6,
+ * released at 16.  The SM counts 11 warp-cycles each (22) and is active
+ * over the union [0, 16) = 16 cycles, not 22; the kernel ends at 16. */
+static void release_overlap(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.sm_block_cycles = 5;
+    a.warp_release = 10;
+    struct engine_opts o;
+    tu_opts(&o);
+    struct tu_kernel t;
+    exit_only(&t, 2);
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.cycles_elapsed, 16);
+    assert_int_equal(st.sm[0].warps_active, 22);
+    assert_int_equal(st.sm[0].cycles_active, 16);
+    stats_kernel_free(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +243,8 @@ int main(void)
         cmocka_unit_test(gpu_rate),
         cmocka_unit_test(refill_after_take_back),
         cmocka_unit_test(icache_cold),
+        cmocka_unit_test(release_one_slot),
+        cmocka_unit_test(release_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

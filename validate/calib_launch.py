@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """calib_launch.py — derive the block-launch keys of configs/h200.yaml
 (scheduler.dispatch_launch, dispatch_retire, sm_block_cycles,
-sm_warp_cycles, block_launch_latency, icache_cold, launch_start,
-launch_drain) from the
+sm_warp_cycles, block_launch_latency, warp_release, icache_cold,
+launch_start, launch_drain) from the
 calibration data of kit-2026-12-01/launch/ (docs/calibration.md, "Block
 launch").  Standard library only; deterministic.
 
@@ -17,11 +17,11 @@ import statistics
 import sys
 
 # smsim's own life of the lone one-warp launch_w<0> block (LDC + EXIT) with
-# configs/h200.yaml and no cold fetch: build/smsim on
+# configs/h200.yaml, no cold fetch and no warp release: build/smsim on
 # validate/calib-traces/launch/launch-w0-t32-d0-1bw.trace with --set
 # scheduler.icache_cold=0 --set scheduler.launch_start=0 --set
-# scheduler.launch_drain=0 prints sm__cycles_elapsed.avg 39 (held by
-# tests/cli_launch_calib.sh).
+# scheduler.launch_drain=0 --set scheduler.warp_release=0 prints
+# sm__cycles_elapsed.avg 39 (held by tests/cli_launch_calib.sh).
 ENGINE_LONE_WARP = 39
 SMS = 132
 
@@ -97,10 +97,33 @@ def main():
             big = (k + 3, r, m)
     if not lone or not big:
         die('%slaunch-ncu.raw.csv: the 1-block or the 1024-thread N = 0 row is missing' % d)
+    # Warp release: the SM counts a warp (sm__warps_active) longer than its
+    # sub-partition does (smsp__warps_active): per warp, the SM's warp-cycles
+    # (warps per active cycle x active cycles x 132 SMs) less the SMSPs' (x 528
+    # SMSPs), over the 20-wave launches of N = 0 and 8 (N = 300 warps live
+    # 9,000 cycles: the difference drowns in them); the median, since the
+    # launches whose SM may hold 32 blocks keep warps far longer still
+    # (docs/calibration.md).
+    rel, rlines = [], []
+    for k, (r1, m1) in enumerate(zip(data, meta)):
+        if m1['waves'] != '20' or m1['work'] == '300':
+            continue
+        warps = val(r1, 'smsp__warps_launched.sum')
+        wsm = val(r1, 'sm__warps_active.avg.per_cycle_active') * val(r1, 'sm__cycles_active.avg') * SMS
+        wsp = (val(r1, 'smsp__warps_active.avg.per_cycle_active') * val(r1, 'smsp__cycles_active.avg')
+               * SMS * 4)
+        rel.append((wsm - wsp) / warps)
+        rlines.append(k + 3)
+    release = round(statistics.median(rel))
+    out.append('source:     %slaunch-ncu.raw.csv:%d-%d (%d launches, N = 0 and 8, 20 waves): SM less '
+               'SMSP warp-cycles per warp, median %.2f (range %.1f..%.1f)'
+               % (d, min(rlines), max(rlines), len(rel), statistics.median(rel), min(rel), max(rel)))
+    out.append('h200 scheduler.warp_release %d' % release)
     ln, r = lone
     life = val(r, 'sm__cycles_active.avg') * SMS  # one SM active, averaged over 132
     el = val(r, 'sm__cycles_elapsed.avg')
-    cold = round(life - ENGINE_LONE_WARP)
+    # the SM is active for the warp's engine life, the cold fetch and its release
+    cold = round(life - ENGINE_LONE_WARP - release)
     sd = el - life
     out.append('source:     %slaunch-ncu.raw.csv:%d: 1 block, sm__cycles_elapsed.avg %.0f, '
                'sm__cycles_active.avg x 132 = %.1f (its life)' % (d, ln, el, life))

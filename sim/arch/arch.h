@@ -97,6 +97,8 @@ struct arch {
                                   instruction fetch of the kernel                 */
     double sm_warp_cycles;     /* scheduler.sm_warp_cycles: an SM's launch cost per warp of
                                   the block                                       */
+    int warp_release;          /* scheduler.warp_release: cycles an exited warp still holds
+                                  its SM warp slot (sm__warps_active, not smsp__)  */
 
     /* --- pipes (engine) ---------------------------------------------- */
     struct arch_pipe_cfg pipe[PIPE_COUNT]; /* pipes.<name>.{latency,issue_interval,dep} */

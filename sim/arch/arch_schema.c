@@ -120,6 +120,10 @@ static const struct arch_key keys[] = {
     KD("scheduler.sm_warp_cycles", sm_warp_cycles, 0, 100000, "0", "cycles",
        "an SM's start cost per warp of a block: warp i of a block becomes resident "
        "i x this after the block's start, and the SM's next block start waits for it"),
+    KI("scheduler.warp_release", warp_release, 0, 100000, "0", "cycles",
+       "after a warp retires the SM frees its warp slot this much later: the warp counts in "
+       "sm__warps_active (not in smsp__warps_active) until then, and its block's slot is "
+       "taken back by the dispatcher only after its last warp's release"),
     /* pipes */
     PIPE("fma", PIPE_FMA, "FP32 pipe (FFMA, FADD, FMUL)", "4", "1", "fixed"),
     PIPE("alu", PIPE_ALU, "integer/logic pipe (IADD3, LOP3, ISETP, ...)", "4", "2", "fixed"),

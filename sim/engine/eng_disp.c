@@ -116,8 +116,10 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         w->age = (uint64_t)bs->block * (uint64_t)r->wpb + (uint64_t)i;
         if (sp->resident++ == 0)
             sp->active_since = tw;
+        /* (an SM still releasing its last warps stays active: the union of
+         * the intervals is counted) */
         if (sm->resident++ == 0)
-            sm->active_since = tw;
+            sm->active_since = tw > sm->active_end ? tw : sm->active_end;
         w->cur.nrun = 0; /* no run announced unless the reader's warp_begin sets one */
         w->cur.run = NULL;
         if (r->k->ops->warp_begin(r->k, bs->block, (uint32_t)i, &w->cur) != 0) {
@@ -181,9 +183,14 @@ void eng_disp_retired(struct eng_run *r, int smi, int b, uint64_t t)
 static uint64_t assign(struct eng_run *r, uint64_t t)
 {
     int lat = r->a->block_launch_latency;
+    /* the slots' last warps retired at t; their SM warp slots are free
+     * warp_release later, and only then does the dispatcher take the blocks
+     * back (t orders the freed slots, so the epochs of eng_par.c still see
+     * every slot at its retirement) */
+    uint64_t freed = t + (uint64_t)r->a->warp_release;
     /* a block starts at least max(1, block_launch_latency) after its slot
      * freed: the epoch bound of eng_par.c rests on it */
-    double ready = (double)(t + (uint64_t)(lat > 1 ? lat : 1));
+    double ready = (double)(freed + (uint64_t)(lat > 1 ? lat : 1));
     uint64_t low = ENG_NEVER;
     int maxrank = 0;
     for (int i = 0; i < r->nfreed; i++)
@@ -193,7 +200,7 @@ static uint64_t assign(struct eng_run *r, uint64_t t)
         for (int i = 0; i < r->nfreed; i++) {
             if (r->freed[i].rank != rank)
                 continue;
-            double back = take_back(r, t);
+            double back = take_back(r, freed);
             if (r->next_block >= r->nblocks)
                 continue;
             struct eng_sm *sm = &r->sm[r->freed[i].sm];

@@ -8,16 +8,19 @@
  * at a time: scheduler.sm_block_cycles + scheduler.sm_warp_cycles x (warps
  * of the block) after one block's start the next may start, and warp i of
  * a block becomes resident i x sm_warp_cycles after the block's start.  The
- * first wave goes out in block order, block i to SM i % sm_count.  A slot
- * freed when its block's last warp retired is handled at the epoch end
- * (eng_par.c), cycle by cycle, rank 0 of every SM in SM order, then rank 1,
- * ...: the dispatcher takes the block back, then hands the slot the next
+ * first wave goes out in block order, block i to SM i % sm_count.  A warp
+ * that retired from its SMSP at t holds its SM warp slot until t +
+ * scheduler.warp_release (eng_sm.c counts it in the SM's warps_active and
+ * cycles_active until then).  A slot whose block's last warp retired is
+ * handled at the epoch end (eng_par.c), cycle by cycle of the retirements,
+ * rank 0 of every SM in SM order, then rank 1, ...: once the release is
+ * over the dispatcher takes the block back, then hands the slot the next
  * block, which starts no earlier than scheduler.block_launch_latency cycles
  * (at least one) after the slot freed.  An SM's first warp fetches the
  * kernel's code scheduler.icache_cold cycles after it starts; no warp of
  * the SM gets an instruction before that.  The kernel ends
  * scheduler.launch_drain cycles after the later of its last warp's
- * retirement and the last take-back (eng_run.c).  The dispatcher's and the
+ * release and the last take-back (eng_run.c).  The dispatcher's and the
  * SMs' start times live in struct eng_run and are touched only here, in the
  * serial phase.
  *

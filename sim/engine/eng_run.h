@@ -142,6 +142,8 @@ struct eng_sm {
     uint64_t err_t;        /* cycle of the first error on this SM (ENG_NEVER none;
                               next to `next`: checked after every epoch)          */
     uint64_t active_since; /* cycle the SM went from 0 to 1 resident warps          */
+    uint64_t active_end;   /* end of the SM's last active interval (its last warp's
+                              release, scheduler.warp_release)                    */
     int resident;          /* resident warps                                        */
     int npending;          /* block slots in ENG_BS_PENDING                         */
     uint64_t code_at;      /* cycle the kernel's code is in the SM's instruction

@@ -430,12 +430,17 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
     struct stats_smsp *ss = &sp->st;
     struct stats_sm *sst = &sm->st;
     flush(r, ss, smi, s, ls, w, t);
+    /* the SMSP is rid of the warp now, the SM frees its warp slot
+     * warp_release cycles later (sm__ counts it until then) */
+    uint64_t rel = t + (uint64_t)r->a->warp_release;
     ss->warps_active += t - w->launch;
-    sst->warps_active += t - w->launch;
+    sst->warps_active += rel - w->launch;
     if (--sp->resident == 0)
         ss->cycles_active += t - sp->active_since;
-    if (--sm->resident == 0)
-        sst->cycles_active += t - sm->active_since;
+    if (--sm->resident == 0) {
+        sst->cycles_active += rel - sm->active_since;
+        sm->active_end = rel;
+    }
     w->resident = 0;
     sp->until[ls] = ENG_NEVER;
     for (int b = 0; b < 2; b++) /* its register-file cache entries */
@@ -448,8 +453,8 @@ static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)
         r->k->ops->warp_end(r->k, &w->cur);
     if (r->a->policy != SCHED_LRR && sp->last == ls)
         sp->last = -1;
-    if (t > sm->acc.last_retire)
-        sm->acc.last_retire = t;
+    if (rel > sm->acc.last_retire)
+        sm->acc.last_retire = rel;
     struct eng_bslot *bs = &sm->bs[w->bslot];
     if (--bs->unretired == 0) {
         sst->blocks++;
