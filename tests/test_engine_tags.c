@@ -229,6 +229,83 @@ static void spread_slowest_line(void **state)
     assert_true(near < one + 20);
 }
 
+/* memory.l1_reserve_kb takes its KiB off what the carveout leaves, and
+ * memory.l1_set_index = modulo puts consecutive lines in consecutive sets:
+ * L1 of 256 KiB total (tu_arch) with a 228 KiB carveout and 4 KiB reserved
+ * holds 24 KiB = 192 lines = 48 sets of 4 ways; lines 0..191 then fill
+ * every set exactly and all stay, line 192 (set 0) evicts line 0, the
+ * least recently used of set 0 (lines 0, 48, 96, 144). */
+static void reserve_and_modulo(void **state)
+{
+    (void)state;
+    struct arch a;
+    arch_tags(&a);
+    a.l1_smem_kb = 256;
+    a.l1_reserve_kb = 4;
+    a.l1_set_index = ARCH_INDEX_MODULO;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 228 * 1024, 1);
+    assert_true(c.l1_cap == 24.0 * 1024);
+    struct mem_sm m;
+    assert_int_equal(mem_sm_init(&c, &m), 0);
+    assert_int_equal(m.l1.sets, 48);
+    assert_int_equal(m.l1.ways, 4);
+    unsigned ev, v;
+    for (uint64_t l = 0; l < 192; l++)
+        mem_cache_fill(&m.l1, l, 0xf, 0, &ev);
+    for (uint64_t l = 0; l < 192; l++)
+        assert_true(mem_cache_find(&m.l1, l, &v) >= 0);
+    /* the finds above touched 0..191 in order: 0 is set 0's LRU */
+    mem_cache_fill(&m.l1, 192, 0xf, 0, &ev);
+    assert_true(mem_cache_find(&m.l1, 0, &v) < 0);
+    assert_true(mem_cache_find(&m.l1, 48, &v) >= 0);
+    assert_true(mem_cache_find(&m.l1, 1, &v) >= 0);
+    mem_sm_free(&m);
+}
+
+/* memory.l1_store_allocate: a store writes through (its sectors still go
+ * to L2) and leaves them valid in L1, so a load of the same line at t = 200
+ * hits: L1 stage 1 cycle + l1_latency 40 = 241, nothing sent.  Without it
+ * the load misses and goes to L2. */
+static void store_allocates(void **state)
+{
+    (void)state;
+    for (int alloc = 0; alloc < 2; alloc++) {
+        struct arch a;
+        arch_tags(&a);
+        a.l1_store_allocate = alloc;
+        struct mem_cfg c;
+        mem_cfg_init(&c, &a, 0, 1);
+        struct mem_sm m;
+        assert_int_equal(mem_sm_init(&c, &m), 0);
+        struct mem_counters cnt = {0};
+        struct tr_inst st = tu_mem(TR_K_STORE, TR_SP_GLOBAL, TR_PAT_COALESCED, -1, 2, 10, 4, 0);
+        struct tr_inst ld = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 10, 2, -1, 4, 0);
+        uint64_t addr[32];
+        struct tr_dyn d;
+        struct mem_local_res res;
+        struct mem_req q;
+        lanes(&d, addr, 0x2000);
+        assert_int_equal(mem_local(&c, &m, &cnt, &st, &d, 0, 0, 100, 0, &res, &q), 0);
+        assert_int_equal(res.global, 1); /* write-through: the store goes on */
+        assert_int_equal(q.m, 4);
+        mem_sm_epoch_end(&m);
+        assert_int_equal(mem_local(&c, &m, &cnt, &ld, &d, 1, 0, 200, 0, &res, &q), 0);
+        if (alloc) {
+            assert_int_equal(res.global, 0);
+            assert_int_equal(res.ready, 241);
+            assert_int_equal(cnt.l1_sector_hits, 4);
+        } else {
+            assert_int_equal(res.global, 1);
+            assert_int_equal(q.m, 4);
+            assert_int_equal(cnt.l1_sector_hits, 0);
+        }
+        /* the store's 4 sectors count as L1 lookups that miss (ncu) */
+        assert_int_equal(cnt.l1_sectors, 8);
+        mem_sm_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +314,8 @@ int main(void)
         cmocka_unit_test(full_mshr_holds),
         cmocka_unit_test(l2_second_touch_and_flush),
         cmocka_unit_test(spread_slowest_line),
+        cmocka_unit_test(reserve_and_modulo),
+        cmocka_unit_test(store_allocates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

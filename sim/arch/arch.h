@@ -130,7 +130,13 @@ struct arch {
     double l2_latency_spread;  /* memory.l2_latency_spread: mean of an L2 hit's exponential extra latency */
     double dram_latency_spread; /* memory.dram_latency_spread: the same for DRAM */
     int dram_spread_bytes;     /* memory.dram_spread_bytes: contiguous bytes sharing one DRAM draw */
+    int l1_reserve_kb;         /* memory.l1_reserve_kb: KiB of the L1/shared array not holding data */
+    int l1_set_index;          /* memory.l1_set_index: ARCH_INDEX_HASH or ARCH_INDEX_MODULO */
+    int l1_store_allocate;     /* memory.l1_store_allocate: stores leave their sectors valid in L1 */
 };
+
+/* How a tag array picks a line's set (memory.l1_set_index). */
+enum { ARCH_INDEX_HASH = 0, ARCH_INDEX_MODULO = 1 };
 
 /* One "section.key=value" override, applied after the file with the same
  * validation as the file (errors name "--set" as the file). */

@@ -14,6 +14,7 @@
 
 static const char *const policy_names[] = { "gto", "lrr", "gty", NULL };
 static const char *const dep_names[] = { "fixed", "short", NULL };
+static const char *const index_names[] = { "hash", "modulo", NULL };
 static const char *const pipe_names[PIPE_COUNT] = {
     "fma", "alu", "fp64", "mufu", "tensor", "lsu", "cbu"
 };
@@ -193,6 +194,16 @@ static const struct arch_key keys[] = {
     KI("memory.dram_spread_bytes", dram_spread_bytes, 1, 1 << 30, "128", "bytes",
        "aligned span of addresses that shares one DRAM latency draw (contiguous lines of one "
        "access arrive together; lines further apart draw independently)"),
+    KI("memory.l1_reserve_kb", l1_reserve_kb, 0, 1 << 20, "0", "KiB",
+       "KiB of the unified L1/shared-memory array that hold no L1 data whatever the carveout "
+       "(the L1 tag array gets l1_smem_total_kb - carveout - this)"),
+    { "memory.l1_set_index", AK_ENUM, OFF(l1_set_index), 0, 0, 1, "hash", "", index_names,
+      "how the L1 tag array picks a line's set: hash = a multiplicative hash of the line "
+      "address, modulo = line address modulo the set count (consecutive lines in consecutive "
+      "sets)" },
+    KI("memory.l1_store_allocate", l1_store_allocate, 0, 1, "0", "",
+       "1 = global stores write through L1 and leave the sectors they write valid in it (a "
+       "later load of them hits L1); 0 = stores bypass the L1 tag array"),
 };
 
 static const struct arch_section sections[] = {

@@ -29,7 +29,8 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
     c->l2_rate = a->l2_bytes_per_clk;
     c->dram_rate = arch_dram_bytes_per_clk(a);
     /* The unified L1/shared array: what the carveout leaves is L1. */
-    double l1 = (double)a->l1_smem_kb * 1024.0 - (double)smem_config_bytes;
+    double l1 = (double)a->l1_smem_kb * 1024.0 - (double)smem_config_bytes -
+                (double)a->l1_reserve_kb * 1024.0;
     c->l1_cap = l1 > 0 ? l1 : 0;
     c->l2_cap = (double)a->l2_size_kb * 1024.0;
     c->seed = seed;
@@ -61,7 +62,10 @@ int mem_sm_init(const struct mem_cfg *c, struct mem_sm *m)
     m->mshr.cap = c->a->l1_mshr_lines;
     if (!c->tags || c->a->l1_ways < 1)
         return 0;
-    return mem_cache_init(&m->l1, (uint64_t)c->l1_cap, c->a->l1_ways, c->a->line_bytes);
+    if (mem_cache_init(&m->l1, (uint64_t)c->l1_cap, c->a->l1_ways, c->a->line_bytes) != 0)
+        return -1;
+    m->l1.modulo = c->a->l1_set_index == ARCH_INDEX_MODULO;
+    return 0;
 }
 
 void mem_sm_free(struct mem_sm *m)
@@ -391,6 +395,11 @@ static uint64_t cycle_ceil(double x, uint64_t t)
     return u > t ? u : t + 1;
 }
 
+/* l1_lookups: a global store's sectors pass the L1/TEX tag stage and are
+ * counted there as lookups that miss, as ncu's l1tex__t_sector_hit_rate
+ * counts them (kit-2026-12-01/write/write-ncu.raw.csv:10: every load of
+ * wp_store_then_load hits, 524,288 sectors, and the overall rate is 48.44 %
+ * = 524,288 / (524,288 + 558,080 store sectors)). */
 void mem_level_p(const struct mem_cfg *c, const struct tr_inst *in, double *p1, double *p2)
 {
     /* stores write through L1 and atomics run at L2: only loads hit L1 */
@@ -567,7 +576,8 @@ static void req_base(struct mem_req *req, uint64_t t, double t1, uint64_t key, i
  * from lo.  Loads look up L1; a sector present is a hit, or, when its line
  * is still in flight, waits for that line (merged: no request of its
  * own); missing sectors allocate their line now and go to L2.  Stores
- * write through and atomics run at L2: their lines all go on. */
+ * write through (allocating in L1 with memory.l1_store_allocate) and
+ * atomics run at L2: their lines all go on. */
 static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cnt,
                       int lo, int nl, int nsec, int excess, int is_store, int is_atom,
                       uint64_t key, uint64_t t, double t1, uint32_t ref,
@@ -586,6 +596,13 @@ static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_coun
         if (is_store || is_atom) {
             v[j++] = v[i];
             miss += popc8(want);
+            /* write-through; with l1_store_allocate the written sectors are
+             * valid in L1 at once (fill 0: present), so a later load of them
+             * hits; a line still in flight keeps its pending arrival */
+            if (is_store && a->l1_store_allocate) {
+                unsigned ev;
+                mem_cache_fill(&m->l1, line, want, 0, &ev);
+            }
             continue;
         }
         unsigned valid;
@@ -613,6 +630,8 @@ static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_coun
         }
     }
     m->lines.n = j;
+    if (is_store)
+        cnt->l1_sectors += (uint64_t)nsec; /* a lookup that misses (l1_lookups) */
     if (!is_store && !is_atom) {
         cnt->l1_sectors += (uint64_t)nsec;
         cnt->l1_sector_hits += (uint64_t)found;
@@ -696,6 +715,8 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
     double p1, p2;
     mem_level_p(c, in, &p1, &p2);
     int h1 = 0;
+    if (is_store)
+        cnt->l1_sectors += (uint64_t)nsec; /* a lookup that misses (l1_lookups) */
     if (!is_store && !is_atom) {
         h1 = draw_hits(nsec, p1, key ^ 1);
         cnt->l1_sectors += (uint64_t)nsec;

@@ -55,11 +55,13 @@ void mem_cache_clear(struct mem_cache *c)
     c->stamp = 0;
 }
 
-/* The set of a line: a multiplicative hash of its address scaled to the
- * set count (sets need not be a power of two: L1 is what the carveout
- * leaves). */
+/* The set of a line: its address modulo the set count, or a
+ * multiplicative hash of it scaled to the set count (sets need not be a
+ * power of two: L1 is what the carveout leaves). */
 static size_t set_of(const struct mem_cache *c, uint64_t line)
 {
+    if (c->modulo)
+        return (size_t)(line % (uint64_t)c->sets);
     uint64_t h = line * 0x9E3779B97F4A7C15ull;
     h ^= h >> 29;
     return (size_t)(((h >> 32) * (uint64_t)c->sets) >> 32);

@@ -6,9 +6,9 @@
  * own valid bit, so a line can be partly present (Nsight Compute profiling
  * guide, memory tables; GPGPU-Sim's sectored tag_array has the same shape).
  * Sets are chosen by a hash of the line address, as GPUs do to spread
- * power-of-two strides (GPGPU-Sim's IPOLY hash serves the same purpose);
- * which hash the H200 uses is not known, and a hash avoids pathological
- * strides that no real kernel sees.
+ * power-of-two strides (GPGPU-Sim's IPOLY hash serves the same purpose),
+ * or, where a footprint sweep says so (memory.l1_set_index), by the line
+ * address modulo the set count: which hash the H200 uses is not known.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -36,6 +36,7 @@ struct mem_cache {
     uint64_t stamp;        /* last stamp handed out                             */
     int sets;              /* sets (0: no cache)                                */
     int ways;              /* ways per set                                      */
+    int modulo;            /* sets by line address modulo sets, not the hash    */
 };
 
 #define MEM_UNKNOWN UINT64_MAX /* an arrival the globally ordered stage has not
