@@ -395,11 +395,6 @@ static uint64_t cycle_ceil(double x, uint64_t t)
     return u > t ? u : t + 1;
 }
 
-/* l1_lookups: a global store's sectors pass the L1/TEX tag stage and are
- * counted there as lookups that miss, as ncu's l1tex__t_sector_hit_rate
- * counts them (kit-2026-12-01/write/write-ncu.raw.csv:10: every load of
- * wp_store_then_load hits, 524,288 sectors, and the overall rate is 48.44 %
- * = 524,288 / (524,288 + 558,080 store sectors)). */
 void mem_level_p(const struct mem_cfg *c, const struct tr_inst *in, double *p1, double *p2)
 {
     /* stores write through L1 and atomics run at L2: only loads hit L1 */
@@ -630,10 +625,7 @@ static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_coun
         }
     }
     m->lines.n = j;
-    if (is_store)
-        cnt->l1_sectors += (uint64_t)nsec; /* a lookup that misses (l1_lookups) */
     if (!is_store && !is_atom) {
-        cnt->l1_sectors += (uint64_t)nsec;
         cnt->l1_sector_hits += (uint64_t)found;
         if (found)
             rdy = dmax(rdy, t1 + a->l1_latency + (excess ? excess * a->l1_cycles_per_line : 0.0));
@@ -708,6 +700,14 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
      * latency, not server time, so coalesced streams (no excess lines) keep
      * exactly the byte rates. */
     int excess = c->per_line ? mem_excess_lines(a, in, d, nsec, addr_lines) : 0;
+    /* L1 lookups (both models): loads' sectors, and a global store's, which
+     * pass the L1/TEX tag stage as lookups that miss, as ncu's
+     * l1tex__t_sector_hit_rate counts them (kit-2026-12-01/write/
+     * write-ncu.raw.csv:10: every load of wp_store_then_load hits, 524,288
+     * sectors, and the overall rate is 48.44 % = 524,288 / (524,288 +
+     * 558,080 store sectors)); atomics run at L2. */
+    if (!is_atom)
+        cnt->l1_sectors += (uint64_t)nsec;
     if (tagged)
         return local_tags(c, m, cnt, lo, nl, nsec, excess, is_store, is_atom, key, t, t1, ref,
                           res, req);
@@ -715,11 +715,8 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
     double p1, p2;
     mem_level_p(c, in, &p1, &p2);
     int h1 = 0;
-    if (is_store)
-        cnt->l1_sectors += (uint64_t)nsec; /* a lookup that misses (l1_lookups) */
     if (!is_store && !is_atom) {
         h1 = draw_hits(nsec, p1, key ^ 1);
-        cnt->l1_sectors += (uint64_t)nsec;
         cnt->l1_sector_hits += (uint64_t)h1;
     }
     double rdy = h1 ? t1 + a->l1_latency + (excess ? excess * a->l1_cycles_per_line : 0.0)
