@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # Reports are a pure function of (config, trace, options): every sample
 # trace, on the H100 and H200 configurations, gives exactly the committed
-# JSON report (tests/data/identical/) at --threads 1, 2 and 3.  The *.h100.json
-# files were written by 88fe758, before the engine was re-cut into rooms; the
-# *.h200.json files by the commit on branch `launch` that added the block-launch
-# model of issue #19 (configs/h200.yaml's scheduler.dispatch_* keys: a
-# deliberate model change; h100.yaml keeps the keys' defaults, and its reports
-# did not move by a byte).  A change that moves any
+# JSON report (tests/data/identical/) at --threads 1, 2 and 3; `git log` on
+# that folder says which deliberate model change wrote each file.  A change
+# that moves any
 # counter by one cycle fails here; regenerate the expectations only for a
 # deliberate model change (SMSIM_IDENTICAL_WRITE=1, and say so in the commit).
 # The committed files hold no provenance (it names the smsim build): the

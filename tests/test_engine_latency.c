@@ -183,7 +183,8 @@ static void mufu_throttle(void **state)
     stats_kernel_free(&fast);
 }
 
-/* MEMBAR waits for the warp's outstanding store; EXIT after a store drains. */
+/* MEMBAR waits for the warp's outstanding store's acknowledgement; EXIT
+ * after a store drains only until the store has left the SM. */
 static void membar_and_drain(void **state)
 {
     (void)state;
@@ -206,11 +207,21 @@ static void membar_and_drain(void **state)
     assert_int_equal(st.smsp[0].state[WS_DRAIN], 0);
     stats_kernel_free(&st);
 
-    t.seg[0].n = 1; /* store only: EXIT right behind it drains */
+    t.seg[0].n = 1; /* store only: EXIT right behind it */
     run_ok(&a, &t, &o, &st);
-    /* stores at 0,1,2 complete at 301,302,303; EXIT at 3, drain [4,303) */
-    assert_int_equal(st.smsp[0].state[WS_DRAIN], 303 - 4);
-    assert_int_equal(st.cycles_elapsed, 303);
+    /* stores at 0,1,2 leave the SM after the L1 stage (1, 2, 3), their L2
+     * acknowledgements come at 301..303, but a warp's exit waits only for
+     * its stores' data to leave: EXIT at 3 retires at 4, nothing drains */
+    assert_int_equal(st.smsp[0].state[WS_DRAIN], 0);
+    assert_int_equal(st.cycles_elapsed, 4);
+    stats_kernel_free(&st);
+
+    /* An L1 stage of 16 bytes per cycle: each 128-byte store holds it 8
+     * cycles, so the three leave at 8, 16, 24; EXIT at 3 drains [4, 24). */
+    a.l1_bytes_per_clk = 16;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(st.smsp[0].state[WS_DRAIN], 24 - 4);
+    assert_int_equal(st.cycles_elapsed, 24);
     stats_kernel_free(&st);
 }
 

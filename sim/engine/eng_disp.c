@@ -137,7 +137,7 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         }
         if (!w->ni) { /* empty stream: gone at once */
             w->finished = 1;
-            w->store_done = tw;
+            w->drain_done = tw;
             bs->live--;
         }
     }

@@ -39,8 +39,9 @@ struct eng_warp {
     uint64_t bar_until;    /* waits at a barrier while t < bar_until                */
     uint64_t mem_done;     /* all outstanding loads and stores complete (MEMBAR);
                               the known part while npend > 0                      */
-    uint64_t store_done;   /* outstanding stores complete; after EXIT: retire cycle
-                              (all memory done: drain); known part while npend > 0 */
+    uint64_t drain_done;   /* what drain waits for: loads' write-backs, atomics'
+                              answers, stores' departure from the SM; after EXIT:
+                              the retire cycle; known part while npend_drain > 0 */
     uint64_t since;        /* first cycle of the current state interval             */
     uint64_t stall_until;  /* control bits: the stall count (and yield) of the last
                               issue keep the warp out until this cycle ("wait")  */
@@ -56,6 +57,7 @@ struct eng_warp {
     uint8_t unres;         /* the state at eval_t waits for a memory answer
                               (settled at the epoch end)                          */
     uint16_t npend;        /* memory requests not yet answered                      */
+    uint16_t npend_drain;  /* of those, the ones drain waits for (not stores)       */
     uint16_t wib;          /* warp index within its block                           */
     uint32_t block;        /* linear block index                                    */
     uint64_t age;          /* launch order (GTO's "oldest"): block * wpb + warp     */

@@ -56,7 +56,7 @@ static int pipe_busy_state(const struct eng_warp *w)
 static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, uint64_t *until)
 {
     if (w->finished) {
-        *until = w->npend ? ENG_PEND : w->store_done;
+        *until = w->npend_drain ? ENG_PEND : w->drain_done;
         return WS_DRAIN;
     }
     if (t < w->bar_until) {
@@ -248,22 +248,28 @@ static void bar_release(struct eng_run *r, struct eng_sm *sm, int b, uint64_t t)
     sm->bs[b].arrived = 0;
 }
 
-/* EXIT issued at t (or the stream ended): the warp retires when all its
- * memory instructions have completed ("drain: after EXIT, waiting for all
- * memory instructions to complete so that warp resources can be freed",
- * ncu's stall-reason table; loads too: their registers are written back),
- * at the earliest the next cycle.  It no longer takes part in barriers,
- * which may release the others (exited warps count as arrived).  Requests
- * still unanswered are merged into store_done by eng_sm_settle. */
+/* EXIT issued at t (or the stream ended): the warp retires when its memory
+ * instructions no longer need its resources ("drain: after EXIT, waiting
+ * for all memory instructions to complete so that warp resources can be
+ * freed", ncu's stall-reason table), at the earliest the next cycle: loads
+ * and atomics when their registers are written back, stores when their
+ * data has left the SM (the request left its queue, as for the WAR hold of
+ * their sources), not when L2 acknowledges them.  Measured: calib_mufu's
+ * mufu_chain<0,1> at one warp per SMSP ends with two STGs and EXIT and
+ * shows under 0.005 drain cycles per issue over 4,896 issues, i.e. under
+ * 25 cycles of drain per warp (validate/data/h200/kit3-2026-12-01/mufu/
+ * mufu-ncu.raw.csv:3), where an acknowledged store takes an L2 round trip
+ * (memory.l2_latency 280).  A warp may thus retire with store requests
+ * still unanswered; eng_sm_settle answers them before its slot takes a new
+ * warp (slots refill in a later epoch).  Its barriers: it no longer takes
+ * part, which may release the others (exited warps count as arrived). */
 static void finish(struct eng_run *r, struct eng_sm *sm, struct eng_warp *w, uint64_t t)
 {
     struct eng_bslot *bs = &sm->bs[w->bslot];
     w->finished = 1;
     w->cond_ok = 0;
-    if (w->store_done < w->mem_done)
-        w->store_done = w->mem_done;
-    if (w->store_done < t + 1)
-        w->store_done = t + 1;
+    if (w->drain_done < t + 1)
+        w->drain_done = t + 1;
     bs->live--;
     if (bs->arrived > 0 && bs->arrived >= bs->live)
         bar_release(r, sm, w->bslot, t);
@@ -320,6 +326,7 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
             q->ph = ENG_PEND + (uint64_t)sm->nreq;
             q->ready = 0;
             w->npend++;
+            w->npend_drain += (uint16_t)!is_store;
             ready = q->ph;
         } else {
             /* the run fails at the epoch end */
@@ -340,12 +347,13 @@ static void issue_mem(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
             eng_sb_add_dst(&w->sb, in, ready, kind, t);
         eng_sb_add_src(&w->sb, in, res.sent, kind | ENG_SBK_READ, t);
     }
+    uint64_t drain = is_store ? res.sent : ready;
+    if (drain < ENG_PEND && drain > w->drain_done)
+        w->drain_done = drain;
     if (ready >= ENG_PEND)
-        return; /* mem_done and store_done take the answer in eng_sm_settle */
+        return; /* mem_done (and drain_done) take the answer in eng_sm_settle */
     if (ready > w->mem_done)
         w->mem_done = ready;
-    if ((is_store || is_atom) && ready > w->store_done)
-        w->store_done = ready;
 }
 
 /* The dependence counters of SM warp slot `slot`, NULL while the SM has
@@ -539,7 +547,7 @@ void eng_sm_step(struct eng_run *r, int smi, uint64_t t)
             if (!w->cond_ok) {
                 if (!w->resident)
                     continue;
-                if (w->finished && !w->npend && t >= w->store_done) {
+                if (w->finished && !w->npend_drain && t >= w->drain_done) {
                     retire(r, smi, s, ls, t);
                     continue;
                 }
@@ -693,8 +701,11 @@ void eng_sm_settle(struct eng_run *r, int smi)
             eng_dc_resolve(&sm->dc[q->slot], q->ph, q->ready);
         if (q->ready > w->mem_done)
             w->mem_done = q->ready;
-        if ((q->s.is_store || q->is_atom || w->finished) && q->ready > w->store_done)
-            w->store_done = q->ready;
+        if (!q->s.is_store) {
+            if (q->ready > w->drain_done)
+                w->drain_done = q->ready;
+            w->npend_drain--;
+        }
         w->npend--;
     }
     sm->nreq = 0;
