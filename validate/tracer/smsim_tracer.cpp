@@ -267,12 +267,11 @@ int func_attr(Tracer *t, CUfunction f, CUfunction_attribute a, const char *what)
 void on_launch_begin(Tracer *t, const Sanitizer_LaunchData *ld)
 {
     const char *name = ld->functionName ? ld->functionName : "";
-    if (!name_matches(t, name))
-        return;
-    long k = t->matched++;
+    bool match = name_matches(t, name);
+    long k = match ? t->matched++ : -1;
     auto mi = t->module_id.find(ld->module);
     CtxState *cs = nullptr;
-    bool want = k >= t->launch_a && k < t->launch_b;
+    bool want = match && k >= t->launch_a && k < t->launch_b;
     if (mi == t->module_id.end()) {
         if (want)
             fprintf(stderr, "smsim-trace: launch %ld of %s: its module was not patched (loaded before the tracer?), skipped\n", k, name);
@@ -281,7 +280,7 @@ void on_launch_begin(Tracer *t, const Sanitizer_LaunchData *ld)
     if (!ensure_ctx(t, ld->context, &cs))
         return;
     if (!want) {
-        /* Untraced launch of a patched kernel: a dormant control struct makes every patch return at once. */
+        /* Untraced launch of a kernel in a patched module (matching or not): a dormant control struct makes every patch return at once. */
         if (cs->dormant_dev == nullptr) {
             smsim_trace_ctl h;
             memset(&h, 0, sizeof h);
@@ -325,8 +324,15 @@ void on_launch_begin(Tracer *t, const Sanitizer_LaunchData *ld)
         p.blk_count = (uint32_t)((uint64_t)t->blk_first + t->blk_count > total ? total - t->blk_first : t->blk_count);
     }
     uint64_t size = 0;
-    if (!sok(t, sanitizerGetFunctionPcAndSize(ld->module, name, &p.pc_base, &size), "sanitizerGetFunctionPcAndSize"))
-        return;
+    SanitizerResult pr = sanitizerGetFunctionPcAndSize(ld->module, name, &p.pc_base, &size);
+    if (pr != SANITIZER_SUCCESS) {
+        /* Not fatal: the records then carry the low 32 bits of the API's pc, and the header says pc base 0. */
+        const char *s = nullptr;
+        sanitizerGetResultString(pr, &s);
+        fprintf(stderr, "smsim-trace: launch %ld: sanitizerGetFunctionPcAndSize(%s) failed (%s, code %d); pc base 0 (raw pcs)\n",
+                k, name, s ? s : "?", (int)pr);
+        p.pc_base = 0;
+    }
     smsim_trace_ctl h;
     memset(&h, 0, sizeof h);
     h.capacity = t->buf_bytes;
