@@ -76,7 +76,9 @@ if [ -f "$OUT/trace_test/launch-0.smev" ]; then
   python3 $HERE/test/check_trace.py "$OUT/trace_test/launch-0.smev" --sass "$OUT/trace_test/module-0.sass" \
     --expect trace_test --max-warps 4 > "$OUT/trace_test/check.txt" 2>&1
   say "   CHECK trace_test (all blocks): rc $? -- $(tail -n 1 "$OUT/trace_test/check.txt")"
-  grep 'FAIL\|pc check\|LDG pcs' "$OUT/trace_test/check.txt" | head -n 12 | sed 's/^/     /' | tee -a "$SUM"
+  grep 'FAIL\|pc check\|LDG pcs\|atomic record' "$OUT/trace_test/check.txt" | head -n 12 | sed 's/^/     /' | tee -a "$SUM"
+  say "   memory/barrier/exit instructions of trace_test in module-0.sass:"
+  grep -E 'LDG|STG|LDS|STS|BAR|RED|ATOM|EXIT|BRA' "$OUT/trace_test/module-0.sass" | cut -c1-100 | head -n 30 | sed 's/^/     /' | tee -a "$SUM"
 fi
 run trace_test_b1 60 -k 'trace_test' --blocks 1:1 -- "$HERE/build/trace_test"
 if [ -f "$OUT/trace_test_b1/launch-0.smev" ]; then

@@ -90,66 +90,66 @@ static __device__ __forceinline__ SanitizerPatchResult smsim_mem(void *ud, uint6
     return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_block_enter(void *ud, uint64_t pc)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_block_enter(void *ud, uint64_t pc)
 {
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_BLOCK_ENTER, 1);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_block_exit(void *ud, uint64_t pc)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_block_exit(void *ud, uint64_t pc)
 {
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_BLOCK_EXIT, 1);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_global(void *ud, uint64_t pc, void *ptr, uint32_t size,
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_global(void *ud, uint64_t pc, void *ptr, uint32_t size,
                                                                      uint32_t flags, const void *pData)
 {
     return smsim_mem(ud, pc, ptr, size, flags, pData, SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_shared(void *ud, uint64_t pc, void *ptr, uint32_t size,
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_shared(void *ud, uint64_t pc, void *ptr, uint32_t size,
                                                                      uint32_t flags, const void *pData)
 {
     return smsim_mem(ud, pc, ptr, size, flags, pData, SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_local(void *ud, uint64_t pc, void *ptr, uint32_t size,
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_local(void *ud, uint64_t pc, void *ptr, uint32_t size,
                                                                     uint32_t flags, const void *pData)
 {
     return smsim_mem(ud, pc, ptr, size, flags, pData, SANITIZER_INSTRUCTION_LOCAL_MEMORY_ACCESS);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_barrier(void *ud, uint64_t pc, uint32_t barIndex,
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_barrier(void *ud, uint64_t pc, uint32_t barIndex,
                                                                       uint32_t threadCount, uint32_t flags)
 {
     (void)barIndex; (void)threadCount; (void)flags;
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_BARRIER, 0);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_syncwarp(void *ud, uint64_t pc, uint32_t mask)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_syncwarp(void *ud, uint64_t pc, uint32_t mask)
 {
     (void)mask;
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_SYNCWARP, 0);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_shfl(void *ud, uint64_t pc)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_shfl(void *ud, uint64_t pc)
 {
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_SHFL, 0);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_call(void *ud, uint64_t pc, uint64_t targetPc, uint32_t flags)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_call(void *ud, uint64_t pc, uint64_t targetPc, uint32_t flags)
 {
     (void)targetPc; (void)flags;
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_CALL, 0);
 }
 
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_ret(void *ud, uint64_t pc)
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_ret(void *ud, uint64_t pc)
 {
     return smsim_plain(ud, pc, SANITIZER_INSTRUCTION_RET, 0);
 }
 
 /* cp.async global->shared: records the global source per lane (the shared destination offset is
  * not kept: the format has one address per lane). */
-extern "C" __device__ SanitizerPatchResult SANITIZERAPI smsim_memcpy_async(void *ud, uint64_t pc, void *src, uint32_t dst,
+extern "C" __device__ __noinline__ SanitizerPatchResult SANITIZERAPI smsim_memcpy_async(void *ud, uint64_t pc, void *src, uint32_t dst,
                                                                            uint32_t size)
 {
     (void)dst;

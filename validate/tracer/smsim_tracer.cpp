@@ -463,22 +463,40 @@ void on_api(Sanitizer_CallbackDomain dom, Sanitizer_CallbackId cbid, const Sanit
         return;
     }
     const void *fp = cd->functionParams;
+    if (fp == nullptr)
+        return;
     if (dom == SANITIZER_CB_DOMAIN_DRIVER_API) {
         switch (cbid) {
         case SANITIZER_CBID_DRIVER_API_cuLaunchKernel: t_dyn_smem = ((const cuLaunchKernel_params *)fp)->sharedMemBytes; break;
         case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: t_dyn_smem = ((const cuLaunchKernel_ptsz_params *)fp)->sharedMemBytes; break;
         case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel: t_dyn_smem = ((const cuLaunchCooperativeKernel_params *)fp)->sharedMemBytes; break;
         case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: t_dyn_smem = ((const cuLaunchCooperativeKernel_ptsz_params *)fp)->sharedMemBytes; break;
-        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx: t_dyn_smem = ((const cuLaunchKernelEx_params *)fp)->config->sharedMemBytes; break;
-        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: t_dyn_smem = ((const cuLaunchKernelEx_ptsz_params *)fp)->config->sharedMemBytes; break;
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx: {
+            const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)fp)->config;
+            t_dyn_smem = c ? (long long)c->sharedMemBytes : -1;
+            break;
+        }
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+            const CUlaunchConfig *c = ((const cuLaunchKernelEx_ptsz_params *)fp)->config;
+            t_dyn_smem = c ? (long long)c->sharedMemBytes : -1;
+            break;
+        }
         default: break;
         }
     } else {
         switch (cbid) {
         case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel: t_dyn_smem = (long long)((const cudaLaunchKernel_v7000_params *)fp)->sharedMem; break;
         case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz: t_dyn_smem = (long long)((const cudaLaunchKernel_ptsz_v7000_params *)fp)->sharedMem; break;
-        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC: t_dyn_smem = (long long)((const cudaLaunchKernelExC_v11060_params *)fp)->config->dynamicSmemBytes; break;
-        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz: t_dyn_smem = (long long)((const cudaLaunchKernelExC_ptsz_v11060_params *)fp)->config->dynamicSmemBytes; break;
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC: {
+            const cudaLaunchConfig_t *c = ((const cudaLaunchKernelExC_v11060_params *)fp)->config;
+            t_dyn_smem = c ? (long long)c->dynamicSmemBytes : -1;
+            break;
+        }
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz: {
+            const cudaLaunchConfig_t *c = ((const cudaLaunchKernelExC_ptsz_v11060_params *)fp)->config;
+            t_dyn_smem = c ? (long long)c->dynamicSmemBytes : -1;
+            break;
+        }
         default: break;
         }
     }
