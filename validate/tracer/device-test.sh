@@ -137,12 +137,13 @@ print("cupy.sum ok", float(s))
 PYEOF
 run torch_softmax 75 -k 'softmax' --blocks 0:64 --ncu -- python3 "$PY/softmax.py"
 run torch_layernorm 50 -k 'layer_norm' --blocks 0:64 -- python3 "$PY/layernorm.py"
-run torch_matmul_fp32 50 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" fp32
-run torch_matmul_bf16 50 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" bf16
+run torch_matmul_fp32 70 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" fp32
+run torch_matmul_bf16 70 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" bf16
 run torch_compile 120 -k 'triton' --blocks 0:64 -- python3 "$PY/compiled.py"
 run cupy_sum 50 -k 'reduce|sum' --blocks 0:64 -- python3 "$PY/cupy_sum.py"
 
-# keep $OUT small: compress event streams and big listings, drop reports' duplicates
+# keep $OUT small: drop huge library cubins (their .sass stays), compress the rest
+find "$OUT" -name '*.cubin' -size +16M -print -delete | sed 's/^/dropped (over 16 MiB): /' | tee -a "$SUM"
 find "$OUT" -name '*.smev' -size +64k -exec xz -T4 -6 {} + 2>/dev/null
 find "$OUT" \( -name '*.sass' -o -name '*.cubin' -o -name '*.csv' -o -name '*.ncu-rep' \) -size +256k -exec xz -T4 -6 {} + 2>/dev/null
 say "== total $(($(date +%s) - T0)) s; \$OUT size $(du -sh "$OUT" | cut -f1)"

@@ -95,6 +95,7 @@ struct Tracer {
     size_t buf_bytes = 256ull << 20;
     std::string patch_path;
     bool funcattr = true;
+    bool loading_patches = false; /* inside sanitizerAddPatchesFromFile */
     long matched = 0;         /* launches whose name matched so far */
     int modules = 0;          /* module-M.cubin files written */
     std::map<CUmodule, int> module_id;
@@ -213,7 +214,11 @@ bool ensure_ctx(Tracer *t, CUcontext c, CtxState **out)
 {
     CtxState &s = t->ctx[c];
     if (!s.patches_loaded) {
-        if (!sok(t, sanitizerAddPatchesFromFile(t->patch_path.c_str(), c), "sanitizerAddPatchesFromFile"))
+        /* loading the patch module may raise a module-loaded callback of its own: ignored */
+        t->loading_patches = true;
+        SanitizerResult r = sanitizerAddPatchesFromFile(t->patch_path.c_str(), c);
+        t->loading_patches = false;
+        if (!sok(t, r, "sanitizerAddPatchesFromFile"))
             return false;
         s.patches_loaded = true;
     }
@@ -223,7 +228,7 @@ bool ensure_ctx(Tracer *t, CUcontext c, CtxState **out)
 
 void on_module_loaded(Tracer *t, const Sanitizer_ResourceModuleData *md)
 {
-    if (md->pCubin == nullptr || md->cubinSize == 0)
+    if (md->pCubin == nullptr || md->cubinSize == 0 || t->loading_patches)
         return;
     if (!cubin_has_match(t, md->pCubin, md->cubinSize))
         return; /* left unpatched: none of its kernels can be traced */
@@ -633,3 +638,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
             t->blocks_all ? "all" : getenv("SMSIM_TRACE_BLOCKS"), t->buf_bytes >> 20);
     return 0;
 }
+
+/* The driver calls InitializeInjection after loading CUDA_INJECTION64_PATH; this also runs it when
+ * the library is loaded (guarded: it initializes once). */
+static int smsim_trace_init_at_load = InitializeInjection();
