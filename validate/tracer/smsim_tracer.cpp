@@ -81,6 +81,7 @@ struct Pending {
     long long smem_dyn;
     uint32_t blk_first, blk_count;
     uint64_t pc_base;
+    uint64_t fn_size;         /* function size from sanitizerGetFunctionPcAndSize (0 if unknown) */
 };
 
 struct Tracer {
@@ -337,7 +338,9 @@ void on_launch_begin(Tracer *t, const Sanitizer_LaunchData *ld)
         fprintf(stderr, "smsim-trace: launch %ld: sanitizerGetFunctionPcAndSize(%s) failed (%s, code %d); pc base 0 (raw pcs)\n",
                 k, name, s ? s : "?", (int)pr);
         p.pc_base = 0;
+        size = 0;
     }
+    p.fn_size = size;
     smsim_trace_ctl h;
     memset(&h, 0, sizeof h);
     h.capacity = t->buf_bytes;
@@ -417,6 +420,23 @@ void on_launch_end(Tracer *t, const Sanitizer_LaunchData *ld)
         pos += sz;
         recs++;
     }
+    /* If the API's pcs turn out function-relative already (block enter/exit pcs inside
+     * [0, function size) while the function starts elsewhere), undo the subtraction the patches did
+     * (mod 2^32) and record pc base 0. */
+    uint64_t pc_base = p.pc_base;
+    if (p.pc_base != 0 && p.fn_size != 0 && h.raw_pc_min != ~0ull && h.raw_pc_max < p.fn_size && p.pc_base >= p.fn_size) {
+        fprintf(stderr, "smsim-trace: launch %ld: the API's pcs are function-relative (0x%llx..0x%llx < size %llu); pc base 0\n",
+                p.index, (unsigned long long)h.raw_pc_min, (unsigned long long)h.raw_pc_max, (unsigned long long)p.fn_size);
+        for (uint64_t q = 0; q < pos;) {
+            uint32_t pc, mask;
+            memcpy(&pc, &buf[q + 8], 4);
+            memcpy(&mask, &buf[q + 12], 4);
+            pc += (uint32_t)p.pc_base;
+            memcpy(&buf[q + 8], &pc, 4);
+            q += SMSIM_REC_HDR + (is_mem_kind(buf[q + 4]) ? 8ull * (unsigned)__builtin_popcount(mask) : 0);
+        }
+        pc_base = 0;
+    }
     bool overflow = h.overflow != 0 || h.offset > h.capacity;
     char path[4096];
     snprintf(path, sizeof path, "%s/launch-%ld.smev", t->dir.c_str(), p.index);
@@ -438,7 +458,7 @@ void on_launch_end(Tracer *t, const Sanitizer_LaunchData *ld)
                "records = %llu\noverflow = %d\npc base = 0x%llx\n#events\n",
             p.name.c_str(), p.module, p.grid[0], p.grid[1], p.grid[2], p.block[0], p.block[1], p.block[2], p.nregs,
             p.smem_static, dyn, p.index, p.blk_first, p.blk_count, (unsigned long long)recs, overflow ? 1 : 0,
-            (unsigned long long)p.pc_base);
+            (unsigned long long)pc_base);
     if ((pos && fwrite(buf.data(), 1, pos, f) != pos) || fclose(f) != 0) {
         fail(t, "writing event file", path);
         return;
