@@ -135,12 +135,12 @@ s = cupy.sum(x)
 cupy.cuda.Device().synchronize()
 print("cupy.sum ok", float(s))
 PYEOF
-run torch_softmax 75 -k '[Ss]oft[Mm]ax' --blocks 0:64 --ncu -- python3 "$PY/softmax.py"
+run torch_softmax 100 -k '[Ss]oft[Mm]ax' --blocks 0:64 --ncu -- python3 "$PY/softmax.py"
 run torch_layernorm 50 -k 'layer_norm|LayerNorm' --blocks 0:64 -- python3 "$PY/layernorm.py"
 run torch_matmul_fp32 70 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" fp32
 run torch_matmul_bf16 70 -k 'gemm|nvjet|cutlass|xmma' --blocks 0:16 -- python3 "$PY/matmul.py" bf16
-run torch_compile 120 -k 'triton' --blocks 0:64 -- python3 "$PY/compiled.py"
 run cupy_sum 50 -k '[Rr]educe|sum' --blocks 0:64 -- python3 "$PY/cupy_sum.py"
+run torch_compile 120 -k 'triton' --blocks 0:64 -- python3 "$PY/compiled.py"
 
 # keep $OUT small: drop huge library cubins (their .sass stays), compress the rest
 find "$OUT" -name '*.cubin' -size +16M -print -delete | sed 's/^/dropped (over 16 MiB): /' | tee -a "$SUM"

@@ -403,6 +403,9 @@ void on_launch_end(Tracer *t, const Sanitizer_LaunchData *ld)
     if (!sok(t, sanitizerStreamSynchronize(ld->hStream), "sanitizerStreamSynchronize(after launch)") ||
         !sok(t, sanitizerMemcpyDeviceToHost(&h, cs.ctl_dev, sizeof h, ld->hStream), "sanitizerMemcpyDeviceToHost(control)"))
         return;
+    /* Leave the control struct dormant (enabled = 0) in case the API hands it to a later launch. */
+    if (!sok(t, sanitizerMemset(cs.ctl_dev, 0, sizeof(smsim_trace_ctl), ld->hStream), "sanitizerMemset(control)"))
+        return;
     uint64_t used = h.offset < h.capacity ? h.offset : h.capacity;
     std::vector<unsigned char> buf(used);
     if (used && !sok(t, sanitizerMemcpyDeviceToHost(buf.data(), cs.buf_dev, used, ld->hStream), "sanitizerMemcpyDeviceToHost(records)"))
