@@ -72,6 +72,14 @@ run() {
 
 # -- the test program: all blocks (+ ncu), then block sampling
 run trace_test 90 -k 'trace_test' --ncu -- "$HERE/build/trace_test"
+if [ ! -f "$OUT/trace_test/launch-0.smev" ]; then
+  # diagnosis: the same without the driver call (cuFuncGetAttribute) made inside the launch callback
+  SMSIM_TRACE_NO_FUNCATTR=1 run trace_test_nofuncattr 60 -k 'trace_test' -- "$HERE/build/trace_test"
+  if [ -f "$OUT/trace_test_nofuncattr/launch-0.smev" ]; then
+    say "   => cuFuncGetAttribute in the launch callback is the problem: SMSIM_TRACE_NO_FUNCATTR=1 from here on"
+    export SMSIM_TRACE_NO_FUNCATTR=1
+  fi
+fi
 if [ -f "$OUT/trace_test/launch-0.smev" ]; then
   python3 $HERE/test/check_trace.py "$OUT/trace_test/launch-0.smev" --sass "$OUT/trace_test/module-0.sass" \
     --expect trace_test --max-warps 4 > "$OUT/trace_test/check.txt" 2>&1
