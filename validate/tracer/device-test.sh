@@ -49,7 +49,8 @@ run() {
   mkdir -p "$d"
   timeout -k 5 "$secs" "$TR" -o "$d" "$@" > "$d/stdout.txt" 2> "$d/stderr.txt"
   local rc=$?
-  say "== $name: rc $rc in $(($(date +%s) - t)) s (limit $secs)"
+  say "== $name: rc $rc in $(($(date +%s) - t)) s (limit $secs)$([ $rc -eq 124 ] && echo ' TIMED OUT')"
+  tail -n 2 "$d/stdout.txt" | cut -c1-200 | sed 's/^/   app: /' | tee -a "$SUM"
   grep '^smsim-trace:' "$d/stderr.txt" | grep -v 'running: env' | head -n 12 | sed 's/^/   /' | tee -a "$SUM"
   grep -i 'error\|Traceback\|FAIL' "$d/stderr.txt" "$d/stdout.txt" | grep -v '^.*smsim-trace:' | head -n 5 | sed 's/^/   !! /' | tee -a "$SUM"
   [ -f "$d/launches.tsv" ] && sed 's/^/   tsv: /' "$d/launches.tsv" | cut -c1-300 | tee -a "$SUM"
@@ -62,10 +63,24 @@ run() {
     [ -f "$e" ] || continue
     local m; m=$(sed -n 's/^module = //p' "$e" | head -1)
     python3 $HERE/test/check_trace.py "$e" --sass "$d/${m%.cubin}.sass" --max-warps 4 > "$e.summary" 2>&1
-    say "   $(basename "$e"): $(stat -c %s "$e") bytes; check_trace rc $?"
+    local crc=$?
+    say "   $(basename "$e"): $(stat -c %s "$e") bytes; check_trace rc $crc"
     head -n 30 "$e.summary" | cut -c1-200 | sed 's/^/     /' | tee -a "$SUM"
   done
-  [ -f "$d/ncu.csv" ] && say "   ncu.csv: $(wc -l < "$d/ncu.csv") lines; inst_executed column: $(head -1 "$d/ncu.csv" | tr ',' '\n' | grep -n 'smsp__inst_executed.sum"' | head -1)"
+  [ -f "$d/ncu.csv" ] && { say "   ncu.csv: $(wc -l < "$d/ncu.csv") lines"; python3 - "$d/ncu.csv" <<'PYEOF' 2>&1 | tee -a "$SUM"; }
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], errors="replace")))
+hdr = next((r for r in rows if "Kernel Name" in r), None)
+if hdr is None:
+    print("     ncu.csv: no header row"); sys.exit()
+want = ["ID", "Kernel Name", "launch__grid_size", "launch__block_size", "launch__registers_per_thread",
+        "smsp__inst_executed.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "gpu__time_duration.sum"]
+idx = [(w, hdr.index(w)) for w in want if w in hdr]
+for r in rows[rows.index(hdr) + 2:]:
+    if len(r) == len(hdr):
+        print("     ncu: " + "  ".join("%s=%s" % (w, r[i][:60]) for w, i in idx))
+PYEOF
   [ -f "$d/ncu-source.csv" ] && say "   ncu-source.csv: $(wc -l < "$d/ncu-source.csv") lines"
   [ -f "$d/ncu.stderr" ] && tail -n 3 "$d/ncu.stderr" | sed 's/^/   ncu: /' | tee -a "$SUM"
 }
