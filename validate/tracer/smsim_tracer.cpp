@@ -129,12 +129,31 @@ bool sok(Tracer *t, SanitizerResult r, const char *what)
     return false;
 }
 
+/* Driver entry points, looked up in the libcuda.so.1 the program has already loaded (the driver
+ * loads this library), so the tracer does not link against libcuda. */
+typedef CUresult (*FuncGetAttributeFn)(int *, CUfunction_attribute, CUfunction);
+typedef CUresult (*GetErrorStringFn)(CUresult, const char **);
+FuncGetAttributeFn p_cuFuncGetAttribute = nullptr;
+GetErrorStringFn p_cuGetErrorString = nullptr;
+
+bool load_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (h == nullptr)
+        h = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (h == nullptr)
+        return false;
+    p_cuFuncGetAttribute = (FuncGetAttributeFn)dlsym(h, "cuFuncGetAttribute");
+    p_cuGetErrorString = (GetErrorStringFn)dlsym(h, "cuGetErrorString");
+    return p_cuFuncGetAttribute != nullptr;
+}
+
 bool cok(Tracer *t, CUresult r, const char *what)
 {
     if (r == CUDA_SUCCESS)
         return true;
     const char *s = nullptr;
-    if (cuGetErrorString(r, &s) != CUDA_SUCCESS || s == nullptr)
+    if (p_cuGetErrorString == nullptr || p_cuGetErrorString(r, &s) != CUDA_SUCCESS || s == nullptr)
         s = "unknown driver error";
     char buf[256];
     snprintf(buf, sizeof buf, "%s, code %d", s, (int)r);
@@ -265,7 +284,7 @@ int func_attr(Tracer *t, CUfunction f, CUfunction_attribute a, const char *what)
     if (!t->funcattr)
         return -1;
     int v = -1;
-    if (!cok(t, cuFuncGetAttribute(&v, a, f), what))
+    if (!cok(t, p_cuFuncGetAttribute(&v, a, f), what))
         return -1;
     return v;
 }
@@ -619,6 +638,12 @@ bool configure(Tracer *t)
     fclose(pf);
     const char *nf = getenv("SMSIM_TRACE_NO_FUNCATTR");
     t->funcattr = !(nf && strcmp(nf, "1") == 0);
+    if (t->funcattr && !load_driver()) {
+        const char *de = dlerror();
+        fprintf(stderr, "smsim-trace: cuFuncGetAttribute not found in libcuda.so.1 (%s); registers and static shared memory written as -1\n",
+                de ? de : "no error text");
+        t->funcattr = false;
+    }
     struct stat st;
     if (stat(t->dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "smsim-trace: SMSIM_TRACE_DIR %s is not a directory; tracing disabled\n", t->dir.c_str());
