@@ -37,6 +37,7 @@ if ! make -C "$HERE" -j8 CUDA="$CUDA" > "$OUT/build.log" 2>&1; then
   say "BUILD FAILED:"; tail -n 30 "$OUT/build.log" | tee -a "$SUM"; exit 1
 fi
 say "build ok ($(($(date +%s) - T0)) s)"
+say "host-test: $(make -s -C "$HERE" host-test CUDA="$CUDA" 2>&1 | tail -n 1)"
 cuobjdump -sass "$HERE/build/trace_test" > "$OUT/trace_test.app.sass" 2>&1
 
 # run NAME SECONDS smsim-trace-args... -- cmd...: one guarded trace; logs in $OUT/NAME/

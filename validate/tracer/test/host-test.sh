@@ -43,5 +43,14 @@ SMSIM_TRACE_DIR=$W/o2 SMSIM_TRACE_KERNEL='no_such_kernel' SMSIM_TRACE_PATCH=$W/p
   "$W/host_sim" "$W/tt.cubin" "$W/recs.bin" 1 > "$W/o2.log" 2>&1 || { cat "$W/o2.log"; fail "host_sim run 2"; }
 grep -q 'launch 0: callback data none' "$W/o2.log" || { cat "$W/o2.log"; fail "unmatched module was patched or traced"; }
 [ -z "$(ls "$W/o2")" ] || fail "files written for a regex matching nothing: $(ls "$W/o2")"
-echo "host-test: ok (module filter, launch range, dormant launch, header, launches.tsv, records walk)"
+# 3. overflow: 70 copies of the records (1.1 MiB) into a 1 MiB buffer
+python3 -c "open('$W/big.bin', 'wb').write(open('$W/recs.bin', 'rb').read() * 70)"
+mkdir -p "$W/o3"
+SMSIM_TRACE_DIR=$W/o3 SMSIM_TRACE_KERNEL='trace_test' SMSIM_TRACE_BUFFER_MB=1 SMSIM_TRACE_PATCH=$W/patch.fatbin \
+  "$W/host_sim" "$W/tt.cubin" "$W/big.bin" 1 > "$W/o3.log" 2>&1 || { cat "$W/o3.log"; fail "host_sim run 3"; }
+grep -q '^overflow = 1$' "$W/o3/launch-0.smev" || fail "overflow not flagged"
+python3 "$HERE/test/check_trace.py" "$W/o3/launch-0.smev" > "$W/check3.txt" || { cat "$W/check3.txt"; fail "overflowed trace unreadable"; }
+n=$(sed -n 's/^records = //p' "$W/o3/launch-0.smev")
+[ "$n" -gt 6000 ] && [ "$n" -lt 7000 ] || fail "overflowed trace has $n records, expected the ~6.3k that fit in 1 MiB"
+echo "host-test: ok (module filter, launch range, dormant launch, header, launches.tsv, records walk, overflow)"
 rm -rf "$W"
