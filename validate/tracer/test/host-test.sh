@@ -3,7 +3,8 @@
 #   bash validate/tracer/test/host-test.sh [CUDA] [CS_INC]
 # 1. regex matches the test kernel: module saved, launch 0 traced (records from check_trace's
 #    hand-built trace), launch 1 dormant; the .smev passes check_trace --expect trace_test;
-# 2. regex matching nothing: no module saved, nothing traced.
+# 2. regex matching nothing: no module saved, nothing traced; 3. overflow.
+# SMSIM_TRACE_NO_FUNCATTR=1: the handles are fake, the real driver (on a GPU machine) must not see them.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=${1:-/usr/local/cuda}
@@ -26,7 +27,7 @@ with open(d + '/module.sass', 'w') as f:
 " || fail "writing records"
 touch "$W/patch.fatbin"
 mkdir -p "$W/o1" "$W/o2"
-SMSIM_TRACE_DIR=$W/o1 SMSIM_TRACE_KERNEL='trace_test\(' SMSIM_TRACE_LAUNCHES=0:1 SMSIM_TRACE_PATCH=$W/patch.fatbin \
+SMSIM_TRACE_NO_FUNCATTR=1 SMSIM_TRACE_DIR=$W/o1 SMSIM_TRACE_KERNEL='trace_test\(' SMSIM_TRACE_LAUNCHES=0:1 SMSIM_TRACE_PATCH=$W/patch.fatbin \
   "$W/host_sim" "$W/tt.cubin" "$W/recs.bin" 2 > "$W/o1.log" 2>&1 || { cat "$W/o1.log"; fail "host_sim run 1"; }
 grep -q 'launch 0: callback data traced' "$W/o1.log" || { cat "$W/o1.log"; fail "launch 0 not traced"; }
 grep -q 'launch 1: callback data dormant' "$W/o1.log" || { cat "$W/o1.log"; fail "launch 1 not dormant"; }
@@ -39,14 +40,14 @@ awk -F'\t' 'NR == 2 && ($1 != 0 || $3 != "module-0.cubin" || $4 != "launch-0.sme
   "$W/o1/launches.tsv" || { cat "$W/o1/launches.tsv"; fail "launches.tsv row"; }
 python3 "$HERE/test/check_trace.py" "$W/o1/launch-0.smev" --sass "$W/module.sass" --expect trace_test > "$W/check.txt" ||
   { cat "$W/check.txt"; fail "check_trace on the host-simulated trace"; }
-SMSIM_TRACE_DIR=$W/o2 SMSIM_TRACE_KERNEL='no_such_kernel' SMSIM_TRACE_PATCH=$W/patch.fatbin \
+SMSIM_TRACE_NO_FUNCATTR=1 SMSIM_TRACE_DIR=$W/o2 SMSIM_TRACE_KERNEL='no_such_kernel' SMSIM_TRACE_PATCH=$W/patch.fatbin \
   "$W/host_sim" "$W/tt.cubin" "$W/recs.bin" 1 > "$W/o2.log" 2>&1 || { cat "$W/o2.log"; fail "host_sim run 2"; }
 grep -q 'launch 0: callback data none' "$W/o2.log" || { cat "$W/o2.log"; fail "unmatched module was patched or traced"; }
 [ -z "$(ls "$W/o2")" ] || fail "files written for a regex matching nothing: $(ls "$W/o2")"
 # 3. overflow: 70 copies of the records (1.1 MiB) into a 1 MiB buffer
 python3 -c "open('$W/big.bin', 'wb').write(open('$W/recs.bin', 'rb').read() * 70)"
 mkdir -p "$W/o3"
-SMSIM_TRACE_DIR=$W/o3 SMSIM_TRACE_KERNEL='trace_test' SMSIM_TRACE_BUFFER_MB=1 SMSIM_TRACE_PATCH=$W/patch.fatbin \
+SMSIM_TRACE_NO_FUNCATTR=1 SMSIM_TRACE_DIR=$W/o3 SMSIM_TRACE_KERNEL='trace_test' SMSIM_TRACE_BUFFER_MB=1 SMSIM_TRACE_PATCH=$W/patch.fatbin \
   "$W/host_sim" "$W/tt.cubin" "$W/big.bin" 1 > "$W/o3.log" 2>&1 || { cat "$W/o3.log"; fail "host_sim run 3"; }
 grep -q '^overflow = 1$' "$W/o3/launch-0.smev" || fail "overflow not flagged"
 python3 "$HERE/test/check_trace.py" "$W/o3/launch-0.smev" > "$W/check3.txt" || { cat "$W/check3.txt"; fail "overflowed trace unreadable"; }
