@@ -6,6 +6,7 @@
 # torch.matmul fp32/bf16 (cuBLAS), a torch.compile'd function (Triton) and cupy.sum, each under
 # `timeout` so one failure or hang does not stop the rest. Everything goes under $OUT (compressed);
 # the summary is printed at the end and kept in $OUT/summary.txt. About 4-7 minutes.
+# SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 OUT=${OUT:-$PWD/out-tracer}
 mkdir -p "$OUT"

@@ -3,7 +3,8 @@
  * to the launch's buffer: the lowest active lane reserves the record's bytes with one atomicAdd,
  * broadcasts the offset, every active lane stores its own address at its rank among the active
  * lanes. Signatures follow sanitizer_patching.h (SanitizerCallback*). Built with
- * nvcc --fatbin --compile-as-tools-patch (Compute Sanitizer API guide, "Writing a Patch"). */
+ * nvcc --fatbin --compile-as-tools-patch (Compute Sanitizer API guide, "Writing a Patch").
+ * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <sanitizer_patching.h>
 #include "smsim_trace_ctl.h"
 

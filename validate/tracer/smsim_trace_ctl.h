@@ -1,5 +1,6 @@
 /* smsim_trace_ctl.h: the device control struct shared by the injection library
- * (smsim_tracer.cpp) and the patch functions (smsim_patch.cu). One per traced launch. */
+ * (smsim_tracer.cpp) and the patch functions (smsim_patch.cu). One per traced launch.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
 #ifndef SMSIM_TRACE_CTL_H
 #define SMSIM_TRACE_CTL_H
 #include <stdint.h>

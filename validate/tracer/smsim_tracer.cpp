@@ -13,7 +13,8 @@
  *   SMSIM_TRACE_PATCH     path of smsim_patch.fatbin (default: next to this library)
  *   SMSIM_TRACE_NO_FUNCATTR=1 skip cuFuncGetAttribute (registers/static smem then come out as -1)
  * Any failed sanitizer or driver call prints one line "smsim-trace: ..." and disables tracing; the
- * application keeps running. */
+ * application keeps running.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <sanitizer.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>

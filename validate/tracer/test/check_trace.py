@@ -9,6 +9,7 @@ recorded pcs are looked up in the cuobjdump listing of the kernel (kind 3 must b
 instruction, 4 a shared one, 6 a BAR ...). With --expect trace_test the hand-counted expectation of
 test/trace_test.cu is checked. Exit status: 0 ok, 1 expectation failed, 2 unreadable input.
 Standard library only."""
+# SPDX-License-Identifier: GPL-3.0-or-later
 import argparse
 import collections
 import re

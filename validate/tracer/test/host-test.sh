@@ -5,6 +5,7 @@
 #    hand-built trace), launch 1 dormant; the .smev passes check_trace --expect trace_test;
 # 2. regex matching nothing: no module saved, nothing traced; 3. overflow.
 # SMSIM_TRACE_NO_FUNCATTR=1: the handles are fake, the real driver (on a GPU machine) must not see them.
+# SPDX-License-Identifier: GPL-3.0-or-later
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=${1:-/usr/local/cuda}

@@ -5,7 +5,8 @@
  * regex run for real), launch begin, the "kernel" (records copied from a file into the record
  * buffer, as the patches would write them), launch end.
  *   host_sim CUBIN RECORDS_FILE [LAUNCHES]   with SMSIM_TRACE_* set as the wrapper sets them
- * The output directory is then checked by test/host-test.sh. */
+ * The output directory is then checked by test/host-test.sh.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <sanitizer.h>
 #include <cuda_runtime_api.h>
 #include <generated_cuda_runtime_api_meta.h>

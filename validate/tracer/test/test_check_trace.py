@@ -3,6 +3,7 @@
 test/trace_test.cu should produce (hand-built, per the spec) with a matching fake SASS listing,
 checks that check_trace.py accepts it, then breaks one thing at a time and checks each is caught
 (the mutation check). Run: python3 validate/tracer/test/test_check_trace.py"""
+# SPDX-License-Identifier: GPL-3.0-or-later
 import os
 import struct
 import subprocess

@@ -18,7 +18,8 @@
  *   shared 4 (STS) + 4 (LDS) = 8,
  *   barrier 2 x 4 = 8;
  *   total 25 per warp, 100 for the 4 warps (50 with --blocks 1:1: warps 2 and 3 only).
- * The host checks the results so the run under the tracer is also checked for correctness. */
+ * The host checks the results so the run under the tracer is also checked for correctness.
+ * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
