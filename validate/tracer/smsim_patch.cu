@@ -1,5 +1,5 @@
 /* smsim_patch.cu: device patch functions the Compute Sanitizer inserts into traced modules.
- * Each call appends one warp-aggregated record (format: /work/notes/tracer-spec.md, "launch-K.smev")
+ * Each call appends one warp-aggregated record (format: docs/tracing.md, "launch-K.smev")
  * to the launch's buffer: the lowest active lane reserves the record's bytes with one atomicAdd,
  * broadcasts the offset, every active lane stores its own address at its rank among the active
  * lanes. Signatures follow sanitizer_patching.h (SanitizerCallback*). Built with

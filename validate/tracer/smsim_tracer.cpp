@@ -1,6 +1,6 @@
 /* smsim_tracer.cpp: Compute Sanitizer injection library (libsmsim_tracer.so) that records the
  * selected kernel launches of an unmodified CUDA program as launch-K.smev event streams
- * (format: /work/notes/tracer-spec.md; usage: README.md). Loaded by the driver through
+ * (format: docs/tracing.md; usage: README.md). Loaded by the driver through
  * CUDA_INJECTION64_PATH, which calls InitializeInjection (Compute Sanitizer API guide).
  *
  * Settings (set by the smsim-trace wrapper):
@@ -655,21 +655,27 @@ bool configure(Tracer *t)
 
 } // namespace
 
+/* The driver calls this after loading CUDA_INJECTION64_PATH.  It returns 1
+ * whatever happened: a 0 makes the driver unload the library, and with
+ * callbacks already subscribed the next one jumps into unmapped code (seen on
+ * the H200 machine, 2026-12-02: every traced program died with SIGSEGV at an
+ * address of the unloaded library; returning 1 fixed it).  On failure the
+ * tracer stays loaded and does nothing. */
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
 {
     if (g_tr != nullptr)
-        return 0;
+        return 1;
     Tracer *t = new Tracer();
     g_tr = t;
     if (!configure(t)) {
         t->ok = false;
-        return 0;
+        return 1;
     }
     Sanitizer_SubscriberHandle h;
     if (!sok(t, sanitizerSubscribe(&h, callback, t), "sanitizerSubscribe") ||
         !sok(t, sanitizerEnableDomain(1, h, SANITIZER_CB_DOMAIN_RESOURCE), "sanitizerEnableDomain(resource)") ||
         !sok(t, sanitizerEnableDomain(1, h, SANITIZER_CB_DOMAIN_LAUNCH), "sanitizerEnableDomain(launch)"))
-        return 0;
+        return 1;
     const Sanitizer_CallbackId drv[] = {SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
                                         SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel,
                                         SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz,
@@ -678,16 +684,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
                                        SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC, SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz};
     for (Sanitizer_CallbackId c : drv)
         if (!sok(t, sanitizerEnableCallback(1, h, SANITIZER_CB_DOMAIN_DRIVER_API, c), "sanitizerEnableCallback(driver launch)"))
-            return 0;
+            return 1;
     for (Sanitizer_CallbackId c : rt)
         if (!sok(t, sanitizerEnableCallback(1, h, SANITIZER_CB_DOMAIN_RUNTIME_API, c), "sanitizerEnableCallback(runtime launch)"))
-            return 0;
+            return 1;
     fprintf(stderr, "smsim-trace: tracer loaded: dir %s, kernel regex '%s', launches %ld:%ld, blocks %s, buffer %zu MiB\n",
             t->dir.c_str(), getenv("SMSIM_TRACE_KERNEL") ? getenv("SMSIM_TRACE_KERNEL") : "", t->launch_a, t->launch_b,
             t->blocks_all ? "all" : getenv("SMSIM_TRACE_BLOCKS"), t->buf_bytes >> 20);
-    return 0;
+    return 1;
 }
 
-/* The driver calls InitializeInjection after loading CUDA_INJECTION64_PATH; this also runs it when
- * the library is loaded (guarded: it initializes once). */
-static int smsim_trace_init_at_load = InitializeInjection();
+

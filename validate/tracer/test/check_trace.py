@@ -147,7 +147,7 @@ def summary(hdr, recs, sass, max_warps):
 
 def check_pcs(recs, sass, errors):
     """Every recorded pc must be an instruction of the matching class in the listing."""
-    classes = {3: ("LDG", "STG", "ATOMG", "ATOM", "RED", "LD", "ST"), 4: ("LDS", "STS", "ATOMS", "LD", "ST"),
+    classes = {3: ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST"), 4: ("LDS", "STS", "ATOMS", "LD", "ST"),
                5: ("LDL", "STL", "LD", "ST"), 6: ("BAR",), 2: ("EXIT",), 14: ("LDGSTS",)}
     bad = collections.Counter()
     for r in recs:
