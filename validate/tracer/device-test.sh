@@ -174,4 +174,6 @@ find "$OUT" \( -name '*.sass' -o -name '*.cubin' -o -name '*.csv' -o -name '*.nc
 say "== total $(($(date +%s) - T0)) s; \$OUT size $(du -sh "$OUT" | cut -f1)"
 du -a "$OUT" | sort -n -r | head -n 15 | tee -a "$SUM"
 # the device tool returns a limited number of files: one archive of everything
-tar -C "$OUT" -cJf /tmp/device-test.tar.xz . && find "$OUT" -mindepth 1 -delete && mv /tmp/device-test.tar.xz "$OUT/" && cp "$SUM" "$OUT/summary.txt" 2>/dev/null || true
+cp "$SUM" /tmp/device-test-summary.txt
+tar -C "$OUT" -cJf /tmp/device-test.tar.xz . && find "$OUT" -mindepth 1 -delete &&
+  mv /tmp/device-test.tar.xz /tmp/device-test-summary.txt "$OUT/"
