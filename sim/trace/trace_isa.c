@@ -368,8 +368,16 @@ int tr_isa_decode(const char *opcode, struct tr_inst *out, struct tr_isa_info *i
     }
     if ((blen == 3 && (!strncmp(opcode, "F2F", 3) || !strncmp(opcode, "F2I", 3) ||
                        !strncmp(opcode, "I2F", 3) || !strncmp(opcode, "I2I", 3))) ||
-        (blen == 4 && !strncmp(opcode, "FRND", 4)))
-        regs = type_is_64(first_type(mods)) ? 2 : 1;
+        (blen == 4 && !strncmp(opcode, "FRND", 4))) {
+        /* The first type names the destination, except that a lone type of
+         * the other kind names the source: I2F.U64 R7, R8 converts a 64-bit
+         * integer into an F32 (calib_write.sass of the H200 kit has it with
+         * an odd destination), F2I.F64.TRUNC a double into an S32. */
+        const char *t = first_type(mods);
+        int src_only = t && ((!strncmp(opcode, "I2F", 3) && t[0] != 'F' && t[0] != 'B') ||
+                             (!strncmp(opcode, "F2I", 3) && (t[0] == 'F' || t[0] == 'B')));
+        regs = !src_only && type_is_64(t) ? 2 : 1;
+    }
     info->dst_regs = regs;
     if (mem) {
         out->width = (uint16_t)width;
