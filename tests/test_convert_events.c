@@ -1,0 +1,375 @@
+/* test_convert_events.c — tracer event file + SASS -> Accel-Sim trace
+ * (sim/convert/conv_smev.c, conv_events.c; docs/tracing.md).
+ *
+ * Data: tests/data/events/recon.sass, a hand-written listing in cuobjdump's
+ * layout (function _Z5reconPf, after a function _Z5reconPfi whose name a
+ * regex for the kernel would also match):
+ *   0000 S2R; 0010 ISETP P0; 0020 MOV
+ *   0030 IADD3; 0040 ISETP P1; 0050 @P1 BRA 0x30     loop A, nothing recorded
+ *   0060 LDG; 0070 IADD3; 0080 ISETP; 0090 @P1 BRA 0x60   loop B, an LDG per trip
+ *   00a0 @P0 BRA 0xd0; 00b0 STS; 00c0 BRA 0xe0; 00d0 STG   if/else
+ *   00e0 @P0 STG; 00f0 EXIT; 0100 BRA 0x100; 0110 NOP
+ * and the event file is written here: one block of 64 threads (2 warps),
+ *   warp 0: enter, LDG x3, STS, exit at 0xf0  -> loop B 3 trips, the STS side,
+ *           the @P0 STG without a record (predicated off: mask 0)
+ *   warp 1: enter, LDG x2, STG 0xd0, STG 0xe0 (lanes 0-15), exit
+ * Hand count without counts (loop A once, the fewest instructions):
+ *   warp 0: 7 + 4 + 4 + 5 (0x70..0x90, 0xa0, STS) + 3 (0xc0, 0xe0, EXIT) = 23
+ *   warp 1: 7 + 4 + 5 (.., 0xa0, STG 0xd0) + 1 + 1                        = 18
+ * With recon.counts (`pc,count`: loop A's 0x30 executes 8 times over the
+ * 2 warps, i.e. 4 per warp) loop A runs 4 times: 9 more per warp, 59 in all,
+ * the sum of the counts file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "convert/conv_events.h"
+#include "convert/conv_smev.h"
+#include "trace/trace.h"
+
+#define SASS "tests/data/events/recon.sass"
+#define COUNTS "tests/data/events/recon.counts"
+
+struct buf {
+    unsigned char d[1 << 16];
+    size_t n;
+    size_t off[64]; /* byte offset of each record */
+    int nrec;
+};
+
+static void put32(struct buf *b, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        b->d[b->n++] = (unsigned char)(v >> (8 * k));
+}
+
+static void rec(struct buf *b, uint32_t warp, int kind, uint32_t pc, uint32_t mask)
+{
+    b->off[b->nrec++] = b->n;
+    put32(b, warp);
+    int mem = kind == 3 || kind == 4 || kind == 5 || kind == 14;
+    b->d[b->n++] = (unsigned char)kind;
+    b->d[b->n++] = mem ? 4 : 0;
+    b->d[b->n++] = mem ? 1 : 0; /* flags: read */
+    b->d[b->n++] = 0;
+    put32(b, pc);
+    put32(b, mask);
+    if (mem)
+        for (int l = 0, k = 0; l < 32; l++)
+            if (mask >> l & 1) {
+                uint64_t a = 0x7f0000001000ull + 0x1000ull * warp + 4ull * (uint64_t)k++;
+                put32(b, (uint32_t)a);
+                put32(b, (uint32_t)(a >> 32));
+            }
+}
+
+static const char header[] =
+    "smev version = 1\n"
+    "kernel = _Z5reconPf\n"
+    "module = module-1.cubin\n"
+    "grid = 1,1,1\n"
+    "block = 64,1,1\n"
+    "nregs = 16\n"
+    "shmem static = 256\n"
+    "shmem dynamic = 0\n"
+    "launch = 0\n"
+    "sampled blocks = 0:1\n"
+    "records = %d\n"
+    "overflow = 0\n"
+    "pc base = 0x7f12340000\n"
+    "#events\n";
+
+/* The event file of the header comment; hdr (a printf format with %d for
+ * the record count) replaces the header when not NULL. */
+static void build(struct buf *b, const char *hdr)
+{
+    memset(b, 0, sizeof *b);
+    struct buf r = {0};
+    rec(&r, 0, 1, 0x0, ~0u);
+    rec(&r, 1, 1, 0x0, ~0u);
+    rec(&r, 0, 3, 0x60, ~0u);
+    rec(&r, 1, 3, 0x60, ~0u);
+    rec(&r, 0, 3, 0x60, ~0u);
+    rec(&r, 0, 3, 0x60, ~0u);
+    rec(&r, 1, 3, 0x60, ~0u);
+    rec(&r, 0, 4, 0xb0, ~0u);
+    rec(&r, 1, 3, 0xd0, ~0u);
+    rec(&r, 0, 2, 0xf0, ~0u);
+    rec(&r, 1, 3, 0xe0, 0x0000ffffu);
+    rec(&r, 1, 2, 0xf0, ~0u);
+    b->n = (size_t)snprintf((char *)b->d, sizeof b->d, hdr ? hdr : header, r.nrec);
+    memcpy(b->d + b->n, r.d, r.n);
+    for (int k = 0; k < r.nrec; k++)
+        b->off[k] = r.off[k] + b->n;
+    b->nrec = r.nrec;
+    b->n += r.n;
+}
+
+static char dir[64];
+
+static void write_file(const char *path, const unsigned char *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(d, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_convert_events_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int convert(const struct buf *b, const char *counts, struct conv_events_stats *st,
+                   char err[TRACE_ERR_MAX], char *ev, char *out)
+{
+    sprintf(ev, "%s/launch-0.smev", dir);
+    sprintf(out, "%s/out", dir);
+    write_file(ev, b->d, b->n);
+    char f[160];
+    snprintf(f, sizeof f, "%s/kernelslist.g", out);
+    unlink(f); /* what an earlier test wrote */
+    snprintf(f, sizeof f, "%s/kernel-1.traceg", out);
+    unlink(f);
+    struct conv_events_opts o = {.events_path = ev, .sass_path = SASS, .counts_path = counts,
+                                 .out_dir = out};
+    err[0] = 0;
+    return conv_events_convert(&o, st, err);
+}
+
+/* Warp (block, w) of the written trace as "PC PC/MASK ..." (the mask only
+ * where it is not the whole warp), and the total. */
+static uint64_t streams(const char *out, char s[][512], int nw)
+{
+    char list[256], err[TRACE_ERR_MAX];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    struct trace_file *t = trace_open(list, err);
+    if (!t)
+        fail_msg("%s", err);
+    assert_int_equal(t->nkernels, 1);
+    struct trace_kernel *k = t->kernels[0];
+    uint64_t total = 0;
+    for (int w = 0; w < nw; w++) {
+        struct tr_cursor c;
+        assert_int_equal(k->ops->warp_begin(k, 0, (uint32_t)w, &c), 0);
+        const struct tr_inst *in;
+        struct tr_dyn d;
+        size_t n = 0;
+        s[w][0] = 0;
+        while ((in = k->ops->warp_next(k, &c, &d))) {
+            assert_true(in->has_pc);
+            n += (size_t)snprintf(s[w] + n, 512 - n, "%s%04x", n ? " " : "", in->pc);
+            if (d.active_mask != ~0u)
+                n += (size_t)snprintf(s[w] + n, 512 - n, "/%08x", d.active_mask);
+            total++;
+        }
+        if (k->ops->warp_end)
+            k->ops->warp_end(k, &c);
+    }
+    trace_close(t);
+    return total;
+}
+
+#define HEAD "0000 0010 0020 0030 0040 0050 0060 0070 0080 0090 0060 0070 0080 0090 "
+#define LOOPA4 "0000 0010 0020 0030 0040 0050 0030 0040 0050 0030 0040 0050 0030 0040 0050 " \
+               "0060 0070 0080 0090 0060 0070 0080 0090 "
+
+static void test_reconstruct(void **state)
+{
+    (void)state;
+    struct buf b;
+    build(&b, NULL);
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128];
+    if (convert(&b, NULL, &st, err, ev, out))
+        fail_msg("%s", err);
+    char s[2][512];
+    assert_int_equal(streams(out, s, 2), 41);
+    /* loop B: 3 trips from the 3 LDG records, the STS side of the if/else,
+     * the guarded STG without a record predicated off */
+    assert_string_equal(s[0], HEAD "0060 0070 0080 0090 00a0 00b0 00c0 00e0/00000000 00f0");
+    /* 2 trips, the STG side, the guarded STG with its record's lanes */
+    assert_string_equal(s[1], HEAD "00a0 00d0 00e0/0000ffff 00f0");
+    assert_int_equal(st.warps, 2);
+    assert_int_equal(st.blocks, 1);
+    assert_int_equal(st.insts, 41);
+    assert_int_equal(st.records, 12);
+    /* loop A's back edge in each warp: its head and the LDG both lead on */
+    assert_int_equal(st.ambiguous, 2);
+    assert_int_equal(st.by_counts, 0);
+    assert_int_equal(st.masked_off, 1);
+}
+
+static void test_counts_decide_loop(void **state)
+{
+    (void)state;
+    struct buf b;
+    build(&b, NULL);
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128];
+    if (convert(&b, COUNTS, &st, err, ev, out))
+        fail_msg("%s", err);
+    char s[2][512];
+    assert_int_equal(streams(out, s, 2), 59); /* = the counts' sum */
+    assert_string_equal(s[0], LOOPA4 "0060 0070 0080 0090 00a0 00b0 00c0 00e0/00000000 00f0");
+    assert_string_equal(s[1], LOOPA4 "00a0 00d0 00e0/0000ffff 00f0");
+    /* 4 choices at 0x50 per warp: 3 back, 1 on (all by the counts) */
+    assert_int_equal(st.ambiguous, 8);
+    assert_int_equal(st.by_counts, 8);
+}
+
+/* The addresses and the header come through. */
+static void test_addresses(void **state)
+{
+    (void)state;
+    struct buf b;
+    build(&b, NULL);
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128];
+    if (convert(&b, NULL, &st, err, ev, out))
+        fail_msg("%s", err);
+    char list[256];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    struct trace_file *t = trace_open(list, err);
+    assert_non_null(t);
+    struct trace_kernel *k = t->kernels[0];
+    assert_string_equal(k->launch.name, "_Z5reconPf");
+    assert_int_equal(k->launch.block[0], 64);
+    assert_int_equal(k->launch.regs, 16);
+    assert_int_equal(k->launch.smem_static + k->launch.smem_dynamic, 256);
+    struct tr_cursor c;
+    assert_int_equal(k->ops->warp_begin(k, 0, 1, &c), 0);
+    const struct tr_inst *in;
+    struct tr_dyn d;
+    int seen = 0;
+    while ((in = k->ops->warp_next(k, &c, &d)))
+        if (in->pc == 0xe0) {
+            assert_int_equal(d.naddr, 16);
+            assert_int_equal(d.addr[0], 0x7f0000002000ull);
+            assert_int_equal(d.addr[15], 0x7f0000002000ull + 60);
+            seen = 1;
+        }
+    if (k->ops->warp_end)
+        k->ops->warp_end(k, &c);
+    assert_true(seen);
+    trace_close(t);
+}
+
+static void expect_error(const struct buf *b, const char *want_fmt, ...)
+{
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128], want[TRACE_ERR_MAX];
+    int rc = convert(b, NULL, &st, err, ev, out);
+    char tail[TRACE_ERR_MAX];
+    va_list ap;
+    va_start(ap, want_fmt);
+    vsnprintf(tail, sizeof tail, want_fmt, ap);
+    va_end(ap);
+    snprintf(want, sizeof want, "%s%s", ev, tail);
+    assert_int_equal(rc, -1);
+    assert_string_equal(err, want);
+    char list[256];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    assert_int_equal(access(list, F_OK), -1); /* nothing written */
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct buf b;
+    /* truncated: the last record (16 bytes, block exit) loses 5 */
+    build(&b, NULL);
+    b.n -= 5;
+    expect_error(&b, ": record 12 (byte %zu): truncated record (11 of its 16 header bytes)",
+                 b.off[11]);
+    /* a memory record cut inside its addresses */
+    build(&b, NULL);
+    b.n = b.off[10] + 16 + 8 * 3;
+    expect_error(&b, ": record 11 (byte %zu): truncated record (40 of its 144 bytes: 16 "
+                     "addresses)", b.off[10]);
+    /* bad header key (line 6) */
+    char hdr[sizeof header + 8];
+    snprintf(hdr, sizeof hdr, "%s", header);
+    memcpy(strstr(hdr, "nregs"), "nrogs", 5);
+    build(&b, hdr);
+    expect_error(&b, ":6: unknown header key 'nrogs'");
+    /* unknown version */
+    snprintf(hdr, sizeof hdr, "%s", header);
+    strstr(hdr, "= 1\n")[2] = '2';
+    build(&b, hdr);
+    expect_error(&b, ":1: smev version 2 is not supported (this smsim reads version 1)");
+    /* header without #events */
+    build(&b, "smev version = 1\nkernel = x\n");
+    expect_error(&b, ":3: NUL byte in the header (not an smev file?)");
+    b.n = strlen("smev version = 1\nkernel = x\n");
+    expect_error(&b, ":2: the header ends without the line '#events' (truncated?)");
+    /* a key missing */
+    build(&b, "smev version = 1\n#events\n");
+    expect_error(&b, ":2: missing header key 'kernel'");
+    /* the record count disagrees */
+    snprintf(hdr, sizeof hdr, "%s", header);
+    memcpy(strstr(hdr, "%d"), "13", 2);
+    build(&b, hdr);
+    expect_error(&b, ": the header says records = 13, the file holds 12 (truncated?)");
+    /* warp out of range: record 3 names warp 5 of a 2-warp launch */
+    build(&b, NULL);
+    b.d[b.off[2]] = 5;
+    expect_error(&b, ": record 3 (byte %zu): warp 5 outside the launch (2 warps: grid 1,1,1, "
+                     "2 per block)", b.off[2]);
+    /* pc not 16-aligned, pc not in the listing */
+    build(&b, NULL);
+    b.d[b.off[2] + 8] = 0x64;
+    expect_error(&b, ": record 3 (byte %zu): pc 0x64 is not a multiple of 16", b.off[2]);
+    build(&b, NULL);
+    b.d[b.off[2] + 8] = 0x00;
+    b.d[b.off[2] + 9] = 0x02;
+    expect_error(&b, ": record 3 (byte %zu): pc 0x0200 is not an instruction of '_Z5reconPf' "
+                     "(18 instructions in " SASS ")", b.off[2]);
+    /* unknown kind; a kind the instruction cannot have */
+    build(&b, NULL);
+    b.d[b.off[0] + 4] = 11;
+    expect_error(&b, ": record 1 (byte %zu): kind 11 unknown (expected 1-10 or 14)", b.off[0]);
+    build(&b, NULL);
+    b.d[b.off[7] + 4] = 3; /* the STS record as a global access */
+    expect_error(&b, ": record 8 (byte %zu): kind 3 (global) at pc 0x00b0, which is 'STS' "
+                     "(" SASS ":42), not an instruction of that kind", b.off[7]);
+    /* no path: warp 0's second LDG record turned into one of the @P0 STG at
+     * 0xe0, which is reached only through the STS or the STG (both unpredicated,
+     * both without a record there) */
+    build(&b, NULL);
+    b.d[b.off[4] + 8] = 0xe0;
+    expect_error(&b, ": record 5 (byte %zu): pc: warp 0 has no path from after 0x0060 to 0x00e0 "
+                     "'STG.E' that passes no unpredicated instrumented instruction without a "
+                     "record", b.off[4]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reconstruct),
+        cmocka_unit_test(test_counts_decide_loop),
+        cmocka_unit_test(test_addresses),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
