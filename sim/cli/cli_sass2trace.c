@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "convert/conv_events.h"
@@ -130,12 +131,24 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
                 !so->sass_path ? "--sass" : "-o DIR");
         return 1;
     }
-    const char *const outs[][2] = { { "-o", out } };
+    /* the two files written into DIR must not be one of the inputs */
     const char *const ins[][2] = { { "event file", events },
                                    { "SASS listing", so->sass_path },
                                    { "counts file", so->counts_path } };
-    if (cli_check_outputs(outs, 1, ins, 3))
-        return 1;
+    char list[4096], kfile[4096];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    snprintf(kfile, sizeof kfile, "%s/kernel-1.traceg", out);
+    for (int j = 0; j < 3; j++) {
+        struct stat a, b;
+        const char *w[2] = { list, kfile };
+        for (int k = 0; k < 2; k++)
+            if (ins[j][1] && !stat(ins[j][1], &a) && !stat(w[k], &b) && a.st_dev == b.st_dev &&
+                a.st_ino == b.st_ino) {
+                fprintf(stderr, "smsim: -o '%s' holds the %s '%s' (it would be overwritten)\n",
+                        out, ins[j][0], ins[j][1]);
+                return 1;
+            }
+    }
     struct conv_events_opts eo = { .events_path = events, .sass_path = so->sass_path,
                                    .counts_path = so->counts_path, .out_dir = out };
     struct conv_events_stats st;
@@ -145,8 +158,6 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
         return 1;
     }
     /* read the result back: every line must parse, and add up to the same */
-    char list[4096];
-    snprintf(list, sizeof list, "%s/kernelslist.g", out);
     struct trace_file *t = trace_open(list, err);
     uint64_t total = 0;
     if (t) {
@@ -160,6 +171,8 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
                             " were written\n", list, total, st.insts);
         else
             fprintf(stderr, "%s\n", err);
+        unlink(list);
+        unlink(kfile);
         return 1;
     }
     fprintf(stderr, "smsim: sass2trace: %s: %" PRIu64 " warps (%" PRIu64 " blocks, grid %u,%u,%u), "
@@ -175,6 +188,8 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
             fprintf(stderr, "smsim: %s: the trace executes %" PRIu64 " warp-instructions, "
                             "--expect-insts is %" PRIu64 " (%+.3f %%, tolerance %g %%)\n",
                     out, total, expect, dev, tol);
+            unlink(list);
+            unlink(kfile);
             return 1;
         }
         printf("%s: %" PRIu64 " warp-instructions, expected %" PRIu64 " (%+.3f %%): ok\n", out,

@@ -8,6 +8,8 @@ VARIANT: ok (default), or one of the broken files the error catalogue shows:
   badkey      header key 'nrogs' instead of 'nregs'
   warp        record 3 names warp 5 (the launch has 2)
   pc          record 3's pc is 0x200 (the function has 18 instructions)
+  nopath      record 5 (warp 0's second LDG) names the @P0 STG at 0xe0 instead, which
+              only the STS or the STG (both without a record there) lead to
 SPDX-License-Identifier: GPL-3.0-or-later
 """
 import struct
@@ -39,6 +41,8 @@ def main():
         recs[2] = rec(5, 3, 0x60, FULL)
     elif variant == "pc":
         recs[2] = rec(0, 3, 0x200, FULL)
+    elif variant == "nopath":
+        recs[4] = rec(0, 3, 0xE0, FULL)
     head = ("smev version = 1\nkernel = _Z5reconPf\nmodule = module-1.cubin\ngrid = 1,1,1\n"
             "block = 64,1,1\nnregs = 16\nshmem static = 256\nshmem dynamic = 0\nlaunch = 0\n"
             "sampled blocks = 0:1\nrecords = %d\noverflow = 0\npc base = 0x7f12340000\n"
