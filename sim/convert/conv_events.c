@@ -82,7 +82,11 @@ struct ev {
     int32_t *scratch;              /* a dist[] when the cache is full              */
     uint32_t *queue;               /* BFS queue                                    */
     double *expect;                /* counts: executions per warp, or NULL         */
+    double *eflow;                 /* counts: traversals per warp of successor slot
+                                      k of i at [2i+k] (conv_sass_succ's order),
+                                      -1 where the counts do not determine it      */
     uint32_t *visits;              /* this warp's executions per instruction       */
+    uint32_t *etaken;              /* this warp's traversals per slot, as eflow    */
     uint64_t *wstart;              /* per sampled warp: first index into order     */
     uint64_t *order;               /* record indices grouped by warp, file order   */
     uint64_t *wcount;              /* per sampled warp: instructions reconstructed */
@@ -188,6 +192,74 @@ static int decode_all(struct ev *v)
 
 /* ---------- the graph ---------- */
 
+/* Edge frequencies from the node counts by flow conservation: an
+ * instruction's count leaves through its successors and arrives from its
+ * predecessors (address 0 also from the launch, once per warp).  Whatever an
+ * instruction with one successor, or a node with one unknown edge on either
+ * side, determines is filled in, until nothing changes. */
+static int edge_flows(struct ev *v)
+{
+    uint32_t n = v->L.n;
+    int64_t *f = malloc(2 * (size_t)n * sizeof *f);
+    v->eflow = malloc(2 * (size_t)n * sizeof *v->eflow);
+    if (!f || !v->eflow) {
+        free(f);
+        return fail(v, "smsim: out of memory");
+    }
+    for (size_t e = 0; e < 2 * (size_t)n; e++)
+        f[e] = -1;
+    for (int changed = 1, pass = 0; changed && pass < 4 * (int)n + 4; pass++) {
+        changed = 0;
+        for (uint32_t x = 0; x < n; x++) {
+            int64_t c = v->L.in[x].count;
+            uint32_t s[2];
+            int ns = conv_sass_succ(&v->L, x, s);
+            if (c < 0 || !v->L.in[x].reach)
+                continue;
+            if (ns == 1 && f[2 * x] < 0) {
+                f[2 * x] = c;
+                changed = 1;
+            } else if (ns == 2 && (f[2 * x] < 0) != (f[2 * x + 1] < 0)) {
+                int u = f[2 * x] < 0 ? 0 : 1;
+                int64_t r = c - f[2 * x + !u];
+                if (r >= 0) {
+                    f[2 * x + u] = r;
+                    changed = 1;
+                }
+            }
+        }
+        for (uint32_t y = 0; y < n; y++) {
+            int64_t c = v->L.in[y].count;
+            if (c < 0 || !v->L.in[y].reach)
+                continue;
+            int64_t known = y == 0 ? v->L.warps : 0;
+            int unknown = 0;
+            size_t ue = 0;
+            for (uint32_t e = v->pred_off[y]; e < v->pred_off[y + 1]; e++) {
+                uint32_t p = v->pred[e], s[2];
+                int ns = conv_sass_succ(&v->L, p, s);
+                for (int k = 0; k < ns; k++)
+                    if (s[k] == y) {
+                        if (f[2 * p + k] < 0) {
+                            unknown++;
+                            ue = 2 * (size_t)p + (size_t)k;
+                        } else {
+                            known += f[2 * p + k];
+                        }
+                    }
+            }
+            if (unknown == 1 && c - known >= 0) {
+                f[ue] = c - known;
+                changed = 1;
+            }
+        }
+    }
+    for (size_t e = 0; e < 2 * (size_t)n; e++)
+        v->eflow[e] = f[e] < 0 ? -1.0 : (double)f[e] / (double)v->L.warps;
+    free(f);
+    return 0;
+}
+
 static int build_graph(struct ev *v)
 {
     uint32_t n = v->L.n;
@@ -198,8 +270,9 @@ static int build_graph(struct ev *v)
     v->dist = calloc((size_t)n + 1, sizeof *v->dist);
     v->scratch = malloc((size_t)n * sizeof *v->scratch);
     v->visits = calloc(n, sizeof *v->visits);
+    v->etaken = calloc(2 * (size_t)n, sizeof *v->etaken);
     if (!v->kinds || !v->block || !v->pred_off || !v->queue || !v->dist || !v->scratch ||
-        !v->visits)
+        !v->visits || !v->etaken)
         return fail(v, "smsim: out of memory");
     uint32_t edges = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -236,6 +309,8 @@ static int build_graph(struct ev *v)
         for (uint32_t i = 0; i < n; i++)
             v->expect[i] = v->L.in[i].count > 0 ? (double)v->L.in[i].count / (double)v->L.warps
                                                 : 0.0;
+        if (edge_flows(v))
+            return -1;
     }
     return 0;
 }
@@ -307,42 +382,75 @@ static int push(struct ev *v, uint32_t i, uint32_t mask, uint64_t rec)
     return 0;
 }
 
-/* Pick one of the candidates c[0..nc) (each reaches the target; dist d).
- * With counts: among the successors this warp has executed less often than
- * the profiled average (expect - visits > 0), a loop's backward edge first
- * (a loop runs while its head has budget left), else the largest remainder;
- * when none has budget left, the default rule: the fewest instructions to
- * the target, ties to the fall-through.  Each budget pick uses up one unit
- * of a finite budget and each default pick shortens the distance, so the
- * walk ends. */
+/* The successor slot of `from` that leads to x (0 when from is the start). */
+static int slot_of(const struct ev *v, uint32_t from, uint32_t x)
+{
+    uint32_t s[2];
+    if (from == UINT32_MAX)
+        return 0;
+    int ns = conv_sass_succ(&v->L, from, s);
+    return ns == 2 && s[1] == x && s[0] != x ? 1 : 0;
+}
+
+/* Pick one of the candidates c[0..nc) after instruction `from` (each
+ * reaches the target; dist d).  With counts:
+ *  - at a loop's back edge (a conditional BRA to itself or lower), the
+ *    loop's trips per entry T = executions of the branch / its fall-through
+ *    traversals: the back edge is taken while this warp's executions of the
+ *    branch stay below (exits so far + 1) x T, so every entry runs T trips
+ *    (non-integer T alternates between its neighbours);
+ *  - elsewhere, the successor whose edge this warp has traversed the most
+ *    below the profiled average per warp (ties: the fall-through);
+ *  - without edge frequencies, the successor executed the most below its
+ *    average, a backward one first.
+ * When the counts give no preference, and without counts: the fewest
+ * instructions to the target, ties to the fall-through.  Counts only pick
+ * among successors that reach the target, and each counted pick uses up
+ * budget that is finite per warp while each default pick shortens the
+ * distance, so the walk ends. */
 static uint32_t choose(struct ev *v, uint32_t from, const uint32_t *c, int nc, const int32_t *d)
 {
     if (nc == 1)
         return c[0];
     if (v->counting)
         v->st.ambiguous++;
-    if (v->expect) {
-        int best = -1;
-        double br = 0;
-        for (int k = 0; k < nc; k++) {
-            double r = v->expect[c[k]] - (double)v->visits[c[k]];
-            if (r <= 0)
-                continue;
-            int back = from != UINT32_MAX && c[k] <= from;
-            if (back) {
-                best = k;
-                break;
+    int pick = -1;
+    if (v->expect && from != UINT32_MAX) {
+        const struct conv_sass_insn *in = &v->L.in[from];
+        double fall = v->eflow[2 * (size_t)from + 1];
+        if (in->flow == CONV_SASS_BRA && in->target <= from && fall > 0) {
+            double trips = v->expect[from] / fall;
+            double exits = (double)v->etaken[2 * (size_t)from + 1];
+            int take = (exits + 1) * trips > (double)v->visits[from] + 1e-9;
+            for (int k = 0; k < nc; k++)
+                if ((c[k] == in->target) == take)
+                    pick = k;
+        } else {
+            double best = 0;
+            for (int k = 0; k < nc; k++) {
+                size_t e = 2 * (size_t)from + (size_t)slot_of(v, from, c[k]);
+                if (v->eflow[e] < 0)
+                    continue;
+                double r = v->eflow[e] - (double)v->etaken[e];
+                if (r > best || (r == best && r > 0 && c[k] == from + 1)) {
+                    best = r;
+                    pick = k;
+                }
             }
-            if (best < 0 || r > br) {
-                best = k;
-                br = r;
+            for (int k = 0; pick < 0 && k < nc; k++) {
+                double r = v->expect[c[k]] - (double)v->visits[c[k]];
+                if (r > 0 && c[k] <= from)
+                    pick = k;
             }
+            for (int k = 0; pick < 0 && k < nc; k++)
+                if (v->expect[c[k]] - (double)v->visits[c[k]] > 0)
+                    pick = k;
         }
-        if (best >= 0) {
-            if (v->counting)
-                v->st.by_counts++;
-            return c[best];
-        }
+    }
+    if (pick >= 0) {
+        if (v->counting)
+            v->st.by_counts++;
+        return c[pick];
     }
     int best = 0;
     for (int k = 1; k < nc; k++)
@@ -376,6 +484,8 @@ static int walk(struct ev *v, uint32_t from, uint32_t t, uint32_t mask, int *oom
         if (!nc)
             return -1;
         uint32_t x = choose(v, at, c, nc, d);
+        if (at != UINT32_MAX)
+            v->etaken[2 * (size_t)at + (size_t)slot_of(v, at, x)]++;
         if (x == t)
             return 0;
         int off = v->kinds[x] != 0; /* instrumented, here without a record: predicated off */
@@ -398,7 +508,11 @@ static int walk(struct ev *v, uint32_t from, uint32_t t, uint32_t mask, int *oom
                 return 0;
             if (v->counting)
                 v->st.ambiguous++;
-            int go_on = v->expect && v->expect[c[0]] - (double)v->visits[c[0]] > 0;
+            /* with counts: on while this warp is at least half a traversal
+             * below the profiled average of the edge on */
+            size_t e = 2 * (size_t)x;
+            int go_on = v->expect && v->eflow[e] >= 0 &&
+                        v->eflow[e] - (double)v->etaken[e] >= 0.5;
             if (!go_on)
                 return 0;
             if (v->counting)
@@ -430,6 +544,7 @@ static int rebuild(struct ev *v, uint32_t w)
     uint32_t sw = w - v->first_warp;
     v->nseq = 0;
     memset(v->visits, 0, (size_t)n * sizeof *v->visits);
+    memset(v->etaken, 0, 2 * (size_t)n * sizeof *v->etaken);
     uint32_t from = UINT32_MAX, end_at = n, end_mask = warp_lanes(v, w);
     uint64_t last = UINT64_MAX;
     int oom = 0, exited = 0;
@@ -632,6 +747,8 @@ static void ev_free(struct ev *v)
     free(v->queue);
     free(v->expect);
     free(v->visits);
+    free(v->etaken);
+    free(v->eflow);
     free(v->wstart);
     free(v->order);
     free(v->wcount);
