@@ -32,7 +32,7 @@ metric() { # metric JSON NAME
 run sass2trace --events $D/recon.smev --sass $D/recon.sass -o "$TMP/dir"
 [ "$rc" -eq 0 ] || fail "conversion failed: $(cat "$TMP/err")"
 [ -s "$TMP/out" ] && fail "stdout not empty: $(cat "$TMP/out")"
-want="smsim: sass2trace: $TMP/dir: 2 warps (1 blocks, grid 1,1,1), 41 warp-instructions, 12 records consumed, 2 ambiguous choices (0 by counts), 1 predicated-off instrumented instructions"
+want="smsim: sass2trace: $TMP/dir: 2 warps (1 blocks, grid 1,1,1), 41 warp-instructions, 12 records consumed, 2 ambiguous choices (0 by counts), 1 predicated-off instrumented instructions, 0 divergence switches"
 [ "$(cat "$TMP/err")" = "$want" ] || fail "summary: $(cat "$TMP/err")"
 [ "$(cat "$TMP/dir/kernelslist.g")" = "kernel-1.traceg" ] || fail "kernelslist.g"
 grep -qx '00e0 00000000 0 STG.E 2 R2 R4 4 1 0x0 0' "$TMP/dir/kernel-1.traceg" ||

@@ -178,9 +178,9 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
     fprintf(stderr, "smsim: sass2trace: %s: %" PRIu64 " warps (%" PRIu64 " blocks, grid %u,%u,%u), "
                     "%" PRIu64 " warp-instructions, %" PRIu64 " records consumed, %" PRIu64
                     " ambiguous choices (%" PRIu64 " by counts), %" PRIu64
-                    " predicated-off instrumented instructions\n",
+                    " predicated-off instrumented instructions, %" PRIu64 " divergence switches\n",
             out, st.warps, st.blocks, st.grid[0], st.grid[1], st.grid[2], st.insts, st.records,
-            st.ambiguous, st.by_counts, st.masked_off);
+            st.ambiguous, st.by_counts, st.masked_off, st.diverged);
     if (have_expect) {
         double dev = expect ? 100.0 * ((double)total - (double)expect) / (double)expect
                             : (total ? 100.0 : 0.0);

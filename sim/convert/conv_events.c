@@ -461,10 +461,12 @@ static uint32_t choose(struct ev *v, uint32_t from, const uint32_t *c, int nc, c
 }
 
 /* Walk from `from` (UINT32_MAX: the start, before address 0; else after
- * executing instruction `from`) to target t (t == n: the end at an EXIT),
- * pushing every instruction passed with `mask` (0 for the predicated
- * instrumented ones).  0, or -1 when no path exists. */
-static int walk(struct ev *v, uint32_t from, uint32_t t, uint32_t mask, int *oom)
+ * executing instruction `from`; its successor `only` unless that is
+ * UINT32_MAX) to target t (t == n: the end at an EXIT), pushing every
+ * instruction passed with `mask` (0 for the predicated instrumented ones).
+ * 0, or -1 when no path exists. */
+static int walk(struct ev *v, uint32_t from, uint32_t only, uint32_t t, uint32_t mask,
+                int *oom)
 {
     uint32_t n = v->L.n;
     const int32_t *d = dist_to(v, t);
@@ -477,7 +479,7 @@ static int walk(struct ev *v, uint32_t from, uint32_t t, uint32_t mask, int *oom
         ns = conv_sass_succ(&v->L, from, s);
     }
     for (int k = 0; k < ns; k++)
-        if (s[k] < n && d[s[k]] >= 0)
+        if (s[k] < n && d[s[k]] >= 0 && (only == UINT32_MAX || s[k] == only))
             c[nc++] = s[k];
     uint32_t at = from;
     for (;;) {
@@ -519,6 +521,34 @@ static int walk(struct ev *v, uint32_t from, uint32_t t, uint32_t mask, int *oom
                 v->st.by_counts++;
         }
     }
+}
+
+/* No path from the last record to target q: a divergent warp that ran one
+ * side of a branch and now runs the other (SIMT: the lanes that took one
+ * side, then those that took the other).  The most recent conditional
+ * branch of this warp's stream (at most 65536 instructions back) whose
+ * other successor reaches q without a record is where the second side
+ * starts; the stream goes on from there.  0, or -1 when there is none. */
+static int other_side(struct ev *v, uint32_t q, uint32_t mask, int *oom)
+{
+    uint32_t n = v->L.n;
+    size_t lim = v->nseq > 65536 ? v->nseq - 65536 : 0;
+    for (size_t k = v->nseq; k-- > lim;) {
+        uint32_t x = v->seq[k].i;
+        if (v->L.in[x].flow != CONV_SASS_BRA)
+            continue;
+        uint32_t s[2];
+        int ns = conv_sass_succ(&v->L, x, s);
+        uint32_t went = k + 1 < v->nseq ? v->seq[k + 1].i : UINT32_MAX;
+        for (int j = 0; j < ns; j++) {
+            if (s[j] >= n || s[j] == went || dist_to(v, q)[s[j]] < 0)
+                continue;
+            if (v->counting)
+                v->st.diverged++;
+            return walk(v, x, s[j], q, mask, oom);
+        }
+    }
+    return -1;
 }
 
 static uint32_t warp_lanes(const struct ev *v, uint32_t w)
@@ -571,7 +601,13 @@ static int rebuild(struct ev *v, uint32_t w)
             continue;
         }
         uint32_t q = r.pc / 16;
-        if (walk(v, from, q, r.mask, &oom) || push(v, q, r.mask, r.index)) {
+        size_t mark = v->nseq;
+        int bad = walk(v, from, UINT32_MAX, q, r.mask, &oom);
+        if (bad && !oom) {
+            v->nseq = mark; /* (the failed walk pushed nothing: it stops at once) */
+            bad = other_side(v, q, r.mask, &oom);
+        }
+        if (bad || push(v, q, r.mask, r.index)) {
             if (oom || v->nseq >= CONV_EVENTS_MAX_WARP_INSTS)
                 return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u: more than "
                                "%d instructions or out of memory", v->E.path, r.index + 1,
@@ -586,9 +622,10 @@ static int rebuild(struct ev *v, uint32_t w)
     }
     if (end_at < n) {
         /* the EXIT itself is the segment's target: walk to it, then issue it */
-        if (!walk(v, from, end_at, end_mask, &oom) && !push(v, end_at, end_mask, UINT64_MAX))
+        if (!walk(v, from, UINT32_MAX, end_at, end_mask, &oom) &&
+            !push(v, end_at, end_mask, UINT64_MAX))
             return 0;
-    } else if (!walk(v, from, n, end_mask, &oom)) {
+    } else if (!walk(v, from, UINT32_MAX, n, end_mask, &oom)) {
         return 0;
     }
     if (oom || v->nseq >= CONV_EVENTS_MAX_WARP_INSTS)

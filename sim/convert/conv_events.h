@@ -38,6 +38,8 @@ struct conv_events_stats {
     uint64_t by_counts;       /* ... of which the counts decided                  */
     uint64_t masked_off;      /* predicated instrumented instructions without a
                                  record, written with mask 0                      */
+    uint64_t diverged;        /* segments that start on the other side of an
+                                 earlier branch (a divergent warp)                */
     uint32_t grid[3];         /* the grid written (the sampled blocks)            */
 };
 
