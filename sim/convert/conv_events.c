@@ -533,6 +533,7 @@ static int other_side(struct ev *v, uint32_t q, uint32_t mask, int *oom)
 {
     uint32_t n = v->L.n;
     size_t lim = v->nseq > 65536 ? v->nseq - 65536 : 0;
+    const int32_t *d = dist_to(v, q); /* valid until the next dist_to (in walk) */
     for (size_t k = v->nseq; k-- > lim;) {
         uint32_t x = v->seq[k].i;
         if (v->L.in[x].flow != CONV_SASS_BRA)
@@ -541,7 +542,7 @@ static int other_side(struct ev *v, uint32_t q, uint32_t mask, int *oom)
         int ns = conv_sass_succ(&v->L, x, s);
         uint32_t went = k + 1 < v->nseq ? v->seq[k + 1].i : UINT32_MAX;
         for (int j = 0; j < ns; j++) {
-            if (s[j] >= n || s[j] == went || dist_to(v, q)[s[j]] < 0)
+            if (s[j] >= n || s[j] == went || d[s[j]] < 0)
                 continue;
             if (v->counting)
                 v->st.diverged++;
@@ -769,12 +770,12 @@ static const struct trace_ops ev_ops = {
 
 static void ev_free(struct ev *v)
 {
-    conv_sass_listing_free(&v->L);
-    conv_smev_close(&v->E);
-    if (v->dist)
+    if (v->dist) /* (before the listing, whose n it needs) */
         for (uint32_t i = 0; i <= v->L.n; i++)
             free(v->dist[i]);
     free(v->dist);
+    conv_sass_listing_free(&v->L);
+    conv_smev_close(&v->E);
     free(v->ti);
     free(v->kinds);
     free(v->block);
