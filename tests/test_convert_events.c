@@ -3,7 +3,8 @@
  *
  * Data: tests/data/events/recon.sass, a hand-written listing in cuobjdump's
  * layout (function _Z5reconPf, after a function _Z5reconPfi whose name a
- * regex for the kernel would also match):
+ * regex for the kernel would also match, and before _Z5exitsPf, used by
+ * test_partial_exit):
  *   0000 S2R; 0010 ISETP P0; 0020 MOV
  *   0030 IADD3; 0040 ISETP P1; 0050 @P1 BRA 0x30     loop A, nothing recorded
  *   0060 LDG; 0070 IADD3; 0080 ISETP; 0090 @P1 BRA 0x60   loop B, an LDG per trip
@@ -301,12 +302,54 @@ static void test_divergence(void **state)
         fail_msg("%s", err);
     char s[1][512];
     assert_int_equal(streams(out, s, 1), 15);
-    /* (0x70..0xa0 get the mask of the record that ends their segment, the
-     * STS's: the documented approximation) */
-    assert_string_equal(s[0], "0000 0010 0020 0030 0040 0050 0060 0070/0000ffff 0080/0000ffff "
-                              "0090/0000ffff 00a0/0000ffff 00b0/0000ffff 00d0/ffff0000 "
-                              "00e0/00000000 00f0");
+    /* (0x70..0xa0: the lanes of the STS record and of every later one) */
+    assert_string_equal(s[0], "0000 0010 0020 0030 0040 0050 0060 0070 0080 0090 00a0 "
+                              "00b0/0000ffff 00d0/ffff0000 00e0/00000000 00f0");
     assert_int_equal(st.diverged, 1);
+}
+
+/* Lanes leaving early: _Z5exitsPf of recon.sass (S2R; ISETP P0 = tid >= 16;
+ * @P0 EXIT; STG; EXIT).  Lanes 16-31 leave at the guarded EXIT (a block
+ * exit record there), lanes 0-15 store and leave at the last one. */
+static void test_partial_exit(void **state)
+{
+    (void)state;
+    struct buf b, r = {0};
+    memset(&b, 0, sizeof b);
+    rec(&r, 0, 1, 0x0, ~0u);
+    rec(&r, 0, 2, 0x20, 0xffff0000u);
+    rec(&r, 0, 3, 0x30, 0x0000ffffu);
+    rec(&r, 0, 2, 0x40, 0x0000ffffu);
+    char hdr[sizeof header + 8];
+    snprintf(hdr, sizeof hdr, "%s", header);
+    memcpy(strstr(hdr, "64,1,1"), "32,1,1", 6);
+    memcpy(strstr(hdr, "_Z5reconPf"), "_Z5exitsPf", 10);
+    b.n = (size_t)snprintf((char *)b.d, sizeof b.d, hdr, r.nrec);
+    memcpy(b.d + b.n, r.d, r.n);
+    b.n += r.n;
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128];
+    if (convert(&b, NULL, &st, err, ev, out))
+        fail_msg("%s", err);
+    char s[1][512];
+    assert_int_equal(streams(out, s, 1), 5);
+    /* S2R and ISETP with every lane (alive until the EXIT), the guarded EXIT
+     * with the lanes that left there, the rest with lanes 0-15 */
+    assert_string_equal(s[0], "0000 0010 0020/ffff0000 0030/0000ffff 0040/0000ffff");
+    /* more records after a block exit at the unguarded EXIT */
+    memset(&r, 0, sizeof r);
+    rec(&r, 0, 2, 0x20, 0xffff0000u);
+    rec(&r, 0, 2, 0x40, 0x0000ffffu);
+    rec(&r, 0, 3, 0x30, 0x0000ffffu);
+    b.n = (size_t)snprintf((char *)b.d, sizeof b.d, hdr, r.nrec);
+    size_t at = b.n + r.off[1];
+    memcpy(b.d + b.n, r.d, r.n);
+    b.n += r.n;
+    assert_int_equal(convert(&b, NULL, &st, err, ev, out), -1);
+    char want[TRACE_ERR_MAX];
+    snprintf(want, sizeof want, "%s: record 2 (byte %zu): warp 0 has records after its block "
+             "exit at the unguarded EXIT 0x0040", ev, at);
+    assert_string_equal(err, want);
 }
 
 static void expect_error(const struct buf *b, const char *want_fmt, ...)
@@ -587,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_addresses),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_divergence),
+        cmocka_unit_test(test_partial_exit),
         cmocka_unit_test(test_roundtrip_validation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

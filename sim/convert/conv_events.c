@@ -93,6 +93,9 @@ struct ev {
     uint32_t first_warp, nwarps;   /* the sampled warps                            */
     struct step *seq;              /* the warp being rebuilt                       */
     size_t nseq, seqcap;
+    uint32_t *suf;                 /* per record of the warp: its lanes and those of
+                                      every later record (masks, rebuild())        */
+    uint64_t sufcap;
     struct conv_events_stats st;
     int counting;                  /* 1 in the first pass (stats are added up)     */
 };
@@ -568,67 +571,100 @@ static const char *addr_s(uint32_t i, char b[16])
     return b;
 }
 
-/* Rebuild warp w (global id) into v->seq. */
+/* One segment: walk from `from` to record r's instruction q (a divergent
+ * warp's other side when no path leads there, other_side), then issue q
+ * with the record's mask.  0, or -1 with the message. */
+static int segment(struct ev *v, uint32_t w, uint32_t from, const struct conv_smev_rec *r,
+                   uint32_t q, uint32_t mask)
+{
+    int oom = 0;
+    char a[16];
+    int bad = walk(v, from, UINT32_MAX, q, mask, &oom);
+    if (bad && !oom)
+        bad = other_side(v, q, mask, &oom); /* (a failed walk pushed nothing) */
+    if (!bad && !push(v, q, r->mask, conv_smev_is_mem(r->kind) ? r->index : UINT64_MAX))
+        return 0;
+    if (oom || v->nseq >= CONV_EVENTS_MAX_WARP_INSTS)
+        return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u: more than %d "
+                       "instructions or out of memory", v->E.path, r->index + 1, r->byte, w,
+                    CONV_EVENTS_MAX_WARP_INSTS);
+    return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): pc: warp %u has no path from %s "
+                   "to 0x%04x '%s' that passes no unpredicated instrumented instruction without "
+                   "a record", v->E.path, r->index + 1, r->byte, w, addr_s(from, a), r->pc,
+                v->L.in[q].opcode);
+}
+
+/* Rebuild warp w (global id) into v->seq.
+ *
+ * Masks: a recorded instruction has its record's; the others of a segment
+ * get the lanes of the record that ends the segment and of every later
+ * record of the warp (lanes that run later were alive then: a warp loses
+ * lanes only by exits; diverged lanes are counted on both sides).  A block
+ * exit record at an EXIT is that EXIT's instance: at a guarded EXIT with
+ * more records after it, only some lanes left there. */
 static int rebuild(struct ev *v, uint32_t w)
 {
     uint32_t n = v->L.n;
     uint32_t sw = w - v->first_warp;
+    uint64_t j0 = v->wstart[sw], j1 = v->wstart[sw + 1];
     v->nseq = 0;
     memset(v->visits, 0, (size_t)n * sizeof *v->visits);
     memset(v->etaken, 0, 2 * (size_t)n * sizeof *v->etaken);
-    uint32_t from = UINT32_MAX, end_at = n, end_mask = warp_lanes(v, w);
-    uint64_t last = UINT64_MAX;
-    int oom = 0, exited = 0;
-    char a[16];
-    for (uint64_t j = v->wstart[sw]; j < v->wstart[sw + 1]; j++) {
+    if (j1 - j0 > v->sufcap) {
+        uint32_t *ns = realloc(v->suf, (size_t)(j1 - j0) * sizeof *ns);
+        if (!ns)
+            return fail(v, "smsim: out of memory");
+        v->suf = ns;
+        v->sufcap = j1 - j0;
+    }
+    uint32_t later = 0;
+    for (uint64_t j = j1; j-- > j0;) {
         struct conv_smev_rec r;
         conv_smev_get(&v->E, v->order[j], &r);
-        if (exited)
-            return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u has a record "
-                           "after its block exit", v->E.path, r.index + 1, r.byte, w);
+        if (r.kind != CONV_SMEV_BLOCK_ENTER)
+            later |= r.mask;
+        v->suf[j - j0] = later;
+    }
+    uint32_t from = UINT32_MAX, alive = warp_lanes(v, w);
+    uint64_t last = UINT64_MAX;
+    char a[16];
+    for (uint64_t j = j0; j < j1; j++) {
+        struct conv_smev_rec r;
+        conv_smev_get(&v->E, v->order[j], &r);
+        uint32_t q = r.pc / 16;
         if (r.kind == CONV_SMEV_BLOCK_ENTER) {
-            if (j != v->wstart[sw])
+            if (j != j0)
                 return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): block enter of warp "
                                "%u after its first record", v->E.path, r.index + 1, r.byte, w);
             continue;
         }
         if (r.kind == CONV_SMEV_BLOCK_EXIT) {
-            exited = 1;
-            end_mask = r.mask;
-            uint32_t q = r.pc / 16;
-            if (q < n && is_exit(v, q))
-                end_at = q; /* the exit the warp left by, when the pc names one */
+            alive &= ~r.mask;
+            if (q >= n || !is_exit(v, q)) {
+                last = r.index; /* no EXIT there: the end is searched (below) */
+                continue;
+            }
+            if (j + 1 < j1 && v->L.in[q].flow == CONV_SASS_EXIT)
+                return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u has records "
+                               "after its block exit at the unguarded EXIT 0x%04x", v->E.path,
+                            r.index + 1, r.byte, w, r.pc);
+            if (segment(v, w, from, &r, q, v->suf[j - j0]))
+                return -1;
+            if (j + 1 == j1)
+                return 0; /* it left by this EXIT */
+            from = q;
             last = r.index;
             continue;
         }
-        uint32_t q = r.pc / 16;
-        size_t mark = v->nseq;
-        int bad = walk(v, from, UINT32_MAX, q, r.mask, &oom);
-        if (bad && !oom) {
-            v->nseq = mark; /* (the failed walk pushed nothing: it stops at once) */
-            bad = other_side(v, q, r.mask, &oom);
-        }
-        if (bad || push(v, q, r.mask, r.index)) {
-            if (oom || v->nseq >= CONV_EVENTS_MAX_WARP_INSTS)
-                return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u: more than "
-                               "%d instructions or out of memory", v->E.path, r.index + 1,
-                            r.byte, w, CONV_EVENTS_MAX_WARP_INSTS);
-            return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): pc: warp %u has no path "
-                           "from %s to 0x%04x '%s' that passes no unpredicated instrumented "
-                           "instruction without a record", v->E.path, r.index + 1, r.byte, w,
-                        addr_s(from, a), r.pc, v->L.in[q].opcode);
-        }
+        if (segment(v, w, from, &r, q, v->suf[j - j0]))
+            return -1;
         from = q;
         last = r.index;
     }
-    if (end_at < n) {
-        /* the EXIT itself is the segment's target: walk to it, then issue it */
-        if (!walk(v, from, UINT32_MAX, end_at, end_mask, &oom) &&
-            !push(v, end_at, end_mask, UINT64_MAX))
-            return 0;
-    } else if (!walk(v, from, UINT32_MAX, n, end_mask, &oom)) {
+    /* the end: to any EXIT, with the lanes no block exit record took */
+    int oom = 0;
+    if (!walk(v, from, UINT32_MAX, n, alive ? alive : warp_lanes(v, w), &oom))
         return 0;
-    }
     if (oom || v->nseq >= CONV_EVENTS_MAX_WARP_INSTS)
         return fail(v, "%s: warp %u: more than %d instructions or out of memory", v->E.path, w,
                     CONV_EVENTS_MAX_WARP_INSTS);
@@ -638,9 +674,8 @@ static int rebuild(struct ev *v, uint32_t w)
     struct conv_smev_rec r;
     conv_smev_get(&v->E, last, &r);
     return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): pc: warp %u has no path from %s "
-                   "to %s that passes no unpredicated instrumented instruction without a record",
-                v->E.path, r.index + 1, r.byte, w, addr_s(from, a),
-                end_at < n ? "the EXIT of its block exit record" : "an EXIT");
+                   "to an EXIT that passes no unpredicated instrumented instruction without a "
+                   "record", v->E.path, r.index + 1, r.byte, w, addr_s(from, a));
 }
 
 /* ---------- records ---------- */
@@ -791,6 +826,7 @@ static void ev_free(struct ev *v)
     free(v->order);
     free(v->wcount);
     free(v->seq);
+    free(v->suf);
 }
 
 int conv_events_convert(const struct conv_events_opts *o, struct conv_events_stats *st,
