@@ -56,6 +56,14 @@ grep -q ' 59 warp-instructions, 12 records consumed, 8 ambiguous choices (8 by c
 run --config configs/h200.yaml "$TMP/dir/kernelslist.g" --format json -o "$TMP/r.json"
 [ "$(metric "$TMP/r.json" smsp__inst_executed.sum)" = 59 ] || fail "with counts: not 59"
 
+# 2b. --xz: the same trace, compressed
+run sass2trace --events $D/recon.smev --sass $D/recon.sass --counts $D/recon.counts --xz \
+    -o "$TMP/dz"
+[ "$rc" -eq 0 ] || fail "--xz failed: $(cat "$TMP/err")"
+[ "$(cat "$TMP/dz/kernelslist.g")" = "kernel-1.traceg.xz" ] || fail "--xz: kernelslist.g"
+xz -dc "$TMP/dz/kernel-1.traceg.xz" | cmp -s - "$TMP/dir/kernel-1.traceg" ||
+    fail "--xz: not the compressed plain trace"
+
 # 3. failures leave nothing in the directory
 rm -rf "$TMP/bad"
 run sass2trace --events $D/recon.smev --sass $D/recon.sass --expect-insts 40 -o "$TMP/bad"

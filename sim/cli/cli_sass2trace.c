@@ -52,6 +52,7 @@ static const char sass_help[] =
     "  --expect-insts N       fail unless the trace's warp-instructions are within\n"
     "                         --tolerance of N (e.g. ncu's smsp__inst_executed.sum)\n"
     "  --tolerance PCT        for --expect-insts, percent (default 0.5)\n"
+    "  --xz                   with --events: write kernel-1.traceg.xz (xz-compressed)\n"
     "  -o FILE                write the trace to FILE (default: stdout); with --events the\n"
     "                         output directory, required\n"
     "  -h, --help             this text\n";
@@ -119,7 +120,7 @@ static FILE *temp_file(const char *out, char *buf, size_t n)
 
 /* --events: the event file and the listing -> an Accel-Sim directory. */
 static int events_mode(const char *events, const struct conv_sass_opts *so, const char *bad,
-                       const char *out, int have_expect, uint64_t expect, double tol)
+                       const char *out, int xz, int have_expect, uint64_t expect, double tol)
 {
     if (bad) {
         fprintf(stderr, "smsim: sass2trace: %s does not apply with --events (the event file's "
@@ -137,7 +138,7 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
                                    { "counts file", so->counts_path } };
     char list[4096], kfile[4096];
     snprintf(list, sizeof list, "%s/kernelslist.g", out);
-    snprintf(kfile, sizeof kfile, "%s/kernel-1.traceg", out);
+    snprintf(kfile, sizeof kfile, "%s/kernel-1.traceg%s", out, xz ? ".xz" : "");
     for (int j = 0; j < 3; j++) {
         struct stat a, b;
         const char *w[2] = { list, kfile };
@@ -150,7 +151,7 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
             }
     }
     struct conv_events_opts eo = { .events_path = events, .sass_path = so->sass_path,
-                                   .counts_path = so->counts_path, .out_dir = out };
+                                   .counts_path = so->counts_path, .out_dir = out, .xz = xz };
     struct conv_events_stats st;
     char err[TRACE_ERR_MAX];
     if (conv_events_convert(&eo, &st, err)) {
@@ -206,6 +207,7 @@ int cli_sass2trace(int argc, char **argv)
     const char *out = NULL;
     int have_grid = 0, have_block = 0, have_regs = 0, have_ss = 0, have_sd = 0, have_expect = 0;
     const char *events = NULL, *launch_opt = NULL;
+    int xz = 0;
     uint64_t expect = 0;
     double tol = 0.5;
     struct conv_sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
@@ -221,8 +223,10 @@ int cli_sass2trace(int argc, char **argv)
         "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
         "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
         "--expect-insts", "--tolerance", "--events", "-o", NULL};
+    static const char *const flags[] = { "--xz", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "sass2trace: ",
-                           .help = "smsim sass2trace --help", .known = known, .no_args = 1 };
+                           .help = "smsim sass2trace --help", .known = known, .flags = flags,
+                           .no_args = 1 };
     const char *name, *val;
     int kind;
     while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
@@ -232,6 +236,10 @@ int cli_sass2trace(int argc, char **argv)
             fputs(sass_help, stdout);
             status = 0;
             goto done;
+        }
+        if (kind == CLI_OPT_FLAG) {
+            xz = 1; /* --xz */
+            continue;
         }
         int v;
         switch (st.k) {
@@ -314,9 +322,14 @@ int cli_sass2trace(int argc, char **argv)
         default: out = val; break;
         }
     }
+    if (xz && !events) {
+        fprintf(stderr, "smsim: sass2trace: --xz applies only with --events (a native trace "
+                        "is written as text)\n");
+        goto done;
+    }
     if (events) {
         status = events_mode(events, &o, launch_opt ? launch_opt : o.ntrips ? "--trip"
-                             : o.ntakes ? "--take" : NULL, out, have_expect, expect, tol);
+                             : o.ntakes ? "--take" : NULL, out, xz, have_expect, expect, tol);
         goto done;
     }
     const char *missing = !o.sass_path ? "--sass" : !o.kernel_re ? "--kernel"

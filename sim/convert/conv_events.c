@@ -891,7 +891,7 @@ int conv_events_convert(const struct conv_events_opts *o, struct conv_events_sta
     k.warp_insts_hint = v.st.insts;
     struct trace_kernel *kp = &k;
     struct trace_file tf = {.nkernels = 1, .kernels = &kp};
-    struct conv_accelsim_opts eo = {.binary_version = 90, .seed = 1, .use_pc = 1,
+    struct conv_accelsim_opts eo = {.binary_version = 90, .seed = 1, .use_pc = 1, .xz = o->xz,
                                     .nvbit_version = "smsim sass2trace --events"};
     if (conv_accelsim_export(&tf, o->out_dir, &eo, err))
         goto done;

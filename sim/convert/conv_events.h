@@ -27,6 +27,7 @@ struct conv_events_opts {
     const char *sass_path;    /* cuobjdump -sass listing of its module            */
     const char *counts_path;  /* ncu SourceCounters CSV or `pc,count` file, or NULL */
     const char *out_dir;      /* Accel-Sim trace directory (created if missing)   */
+    int xz;                   /* 1: kernel-1.traceg.xz, xz-compressed             */
 };
 
 struct conv_events_stats {
@@ -43,7 +44,7 @@ struct conv_events_stats {
     uint32_t grid[3];         /* the grid written (the sampled blocks)            */
 };
 
-/* Reconstruct and write o->out_dir/kernelslist.g + kernel-1.traceg.  0 with
+/* Reconstruct and write o->out_dir/kernelslist.g + kernel-1.traceg[.xz].  0 with
  * *st filled, or -1 with one line in err (nothing is left in out_dir then). */
 int conv_events_convert(const struct conv_events_opts *o, struct conv_events_stats *st,
                         char err[TRACE_ERR_MAX]);
