@@ -34,21 +34,29 @@
 #include "trace/trace_isa.h"
 #include "trace/trace_native.h"
 
-#define KB(k) (1u << (k))
+#define KIND_BIT(k) (1u << (k)) /* bit of record kind k in a kinds mask */
 
 /* Opcode base names the Sanitizer API patches, with the record kinds the
  * tracer writes for them (docs/tracing.md "Instrumented instructions").
- * Generic LD/ST/ATOM may touch any window. */
+ * The kinds are sanitizer_patching.h's Sanitizer_InstructionId (global,
+ * shared, local memory access, barrier, syncwarp, shfl, call, ret,
+ * memcpy_async); which SASS opcodes each covers is read from those names
+ * (the header lists no opcodes), so a recording that disagrees is refused
+ * with the record and the opcode named (check_records).  Generic LD/ST/ATOM
+ * may touch any window. */
 static const struct {
     const char *base;
     unsigned kinds;
 } instrumented[] = {
-    {"LDG", KB(3)}, {"STG", KB(3)}, {"ATOMG", KB(3)}, {"RED", KB(3)}, {"REDG", KB(3)},
-    {"LD", KB(3) | KB(4) | KB(5)}, {"ST", KB(3) | KB(4) | KB(5)}, {"ATOM", KB(3) | KB(4)},
-    {"LDS", KB(4)}, {"STS", KB(4)}, {"ATOMS", KB(4)},
-    {"LDL", KB(5)}, {"STL", KB(5)},
-    {"BAR", KB(6)}, {"WARPSYNC", KB(7)}, {"SHFL", KB(8)}, {"CALL", KB(9)}, {"RET", KB(10)},
-    {"LDGSTS", KB(14)},
+    {"LDG", KIND_BIT(3)},   {"STG", KIND_BIT(3)},   {"ATOMG", KIND_BIT(3)},
+    {"RED", KIND_BIT(3)},   {"REDG", KIND_BIT(3)},
+    {"LD", KIND_BIT(3) | KIND_BIT(4) | KIND_BIT(5)},
+    {"ST", KIND_BIT(3) | KIND_BIT(4) | KIND_BIT(5)},
+    {"ATOM", KIND_BIT(3) | KIND_BIT(4)},
+    {"LDS", KIND_BIT(4)},   {"STS", KIND_BIT(4)},   {"ATOMS", KIND_BIT(4)},
+    {"LDL", KIND_BIT(5)},   {"STL", KIND_BIT(5)},
+    {"BAR", KIND_BIT(6)},   {"WARPSYNC", KIND_BIT(7)}, {"SHFL", KIND_BIT(8)},
+    {"CALL", KIND_BIT(9)},  {"RET", KIND_BIT(10)},  {"LDGSTS", KIND_BIT(14)},
 };
 
 unsigned conv_events_kinds(const char *opcode)
@@ -59,8 +67,6 @@ unsigned conv_events_kinds(const char *opcode)
             return instrumented[k].kinds;
     return 0;
 }
-
-enum { NO_REC = UINT32_MAX };
 
 struct step {
     uint32_t i;            /* instruction index                                 */
@@ -702,7 +708,7 @@ static int check_records(struct ev *v)
             return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): pc 0x%04x is not an "
                            "instruction of '%s' (%u instructions in %s)", E->path, i + 1, r.byte,
                         r.pc, v->L.name, n, v->o->sass_path);
-        if (!(v->kinds[q] & KB(r.kind)))
+        if (!(v->kinds[q] & KIND_BIT(r.kind)))
             return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): kind %u (%s) at pc 0x%04x, "
                            "which is '%s' (%s:%u), not an instruction of that kind",
                         E->path, i + 1, r.byte, r.kind, conv_smev_kind_name(r.kind), r.pc,
