@@ -158,9 +158,9 @@ static int convert(const struct buf *b, const char *counts, struct conv_events_s
     return conv_events_convert(&o, st, err);
 }
 
-/* Warp (block, w) of the written trace as "PC PC/MASK ..." (the mask only
+/* Warps 0..nw-1 of a block of the written trace as "PC PC/MASK ..." (the mask only
  * where it is not the whole warp), and the total. */
-static uint64_t streams(const char *out, char s[][512], int nw)
+static uint64_t streams_of(const char *out, uint32_t block, char s[][512], int nw)
 {
     char list[256], err[TRACE_ERR_MAX];
     snprintf(list, sizeof list, "%s/kernelslist.g", out);
@@ -172,7 +172,7 @@ static uint64_t streams(const char *out, char s[][512], int nw)
     uint64_t total = 0;
     for (int w = 0; w < nw; w++) {
         struct tr_cursor c;
-        assert_int_equal(k->ops->warp_begin(k, 0, (uint32_t)w, &c), 0);
+        assert_int_equal(k->ops->warp_begin(k, block, (uint32_t)w, &c), 0);
         const struct tr_inst *in;
         struct tr_dyn d;
         size_t n = 0;
@@ -189,6 +189,11 @@ static uint64_t streams(const char *out, char s[][512], int nw)
     }
     trace_close(t);
     return total;
+}
+
+static uint64_t streams(const char *out, char s[][512], int nw)
+{
+    return streams_of(out, 0, s, nw);
 }
 
 #define HEAD "0000 0010 0020 0030 0040 0050 0060 0070 0080 0090 0060 0070 0080 0090 "
@@ -350,6 +355,56 @@ static void test_partial_exit(void **state)
     snprintf(want, sizeof want, "%s: record 2 (byte %zu): warp 0 has records after its block "
              "exit at the unguarded EXIT 0x0040", ev, at);
     assert_string_equal(err, want);
+}
+
+static void expect_error(const struct buf *b, const char *want_fmt, ...);
+
+/* Sampled blocks: a grid of 4 one-warp blocks of which blocks 1 and 2 were
+ * recorded: the trace holds those two, as a grid of (2,1,1), in order. */
+static void test_sampled(void **state)
+{
+    (void)state;
+    struct buf b, r = {0};
+    memset(&b, 0, sizeof b);
+    rec(&r, 2, 2, 0x20, ~0u);        /* block 2: all lanes leave at @P0 EXIT */
+    rec(&r, 1, 3, 0x30, 0x0000ffffu); /* block 1: lanes 0-15 store, the rest ... */
+    rec(&r, 1, 2, 0x40, 0x0000ffffu);
+    char hdr[sizeof header + 8];
+    snprintf(hdr, sizeof hdr, "%s", header);
+    memcpy(strstr(hdr, "64,1,1"), "32,1,1", 6);
+    memcpy(strstr(hdr, "1,1,1"), "4,1,1", 5);
+    memcpy(strstr(hdr, "0:1"), "1:2", 3);
+    memcpy(strstr(hdr, "_Z5reconPf"), "_Z5exitsPf", 10);
+    b.n = (size_t)snprintf((char *)b.d, sizeof b.d, hdr, r.nrec);
+    memcpy(b.d + b.n, r.d, r.n);
+    b.n += r.n;
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX], ev[128], out[128];
+    if (convert(&b, NULL, &st, err, ev, out))
+        fail_msg("%s", err);
+    assert_int_equal(st.blocks, 2);
+    assert_int_equal(st.grid[0], 2);
+    char list[256];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    struct trace_file *t = trace_open(list, err);
+    assert_non_null(t);
+    assert_int_equal(t->kernels[0]->launch.grid[0], 2);
+    assert_int_equal(t->kernels[0]->launch.grid[1], 1);
+    trace_close(t);
+    char s[1][512];
+    /* output block 0 = block 1: (lanes 16-31 leave unrecorded: the tracer
+     * gives them no block exit here, so the masks before the STG are its) */
+    assert_int_equal(streams(out, s, 1), 5);
+    assert_string_equal(s[0], "0000/0000ffff 0010/0000ffff 0020/0000ffff 0030/0000ffff "
+                              "0040/0000ffff");
+    /* output block 1 = block 2: all lanes leave at the guarded EXIT */
+    assert_int_equal(streams_of(out, 1, s, 1), 3);
+    assert_string_equal(s[0], "0000 0010 0020");
+    /* block 0 was not sampled */
+    b.d[b.n - r.n + r.off[0]] = 0;
+    snprintf(err, sizeof err, ": record 1 (byte %zu): warp 0 is in block 0, outside sampled "
+             "blocks = 1:2", b.n - r.n + r.off[0]);
+    expect_error(&b, "%s", err);
 }
 
 static void expect_error(const struct buf *b, const char *want_fmt, ...)
@@ -631,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_divergence),
         cmocka_unit_test(test_partial_exit),
+        cmocka_unit_test(test_sampled),
         cmocka_unit_test(test_roundtrip_validation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
