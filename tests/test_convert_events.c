@@ -21,6 +21,17 @@
  * 2 warps, i.e. 4 per warp) loop A runs 4 times: 9 more per warp, 59 in all,
  * the sum of the counts file.
  *
+ * Mutation checks (sim/convert/conv_events.c, each alone; 2026-12-02):
+ *   predication ignored (every instrumented instruction needs a record):
+ *     test_reconstruct, test_counts_decide_loop, test_addresses, test_divergence fail;
+ *   the path rule dropped (nothing needs a record):
+ *     test_reconstruct, test_counts_decide_loop, test_errors, test_roundtrip_validation fail;
+ *   predicated-off instructions with the segment's mask instead of 0:
+ *     test_reconstruct, test_counts_decide_loop, test_divergence fail;
+ *   one trip too many per loop entry ('>=' in choose()'s back-edge rule):
+ *     test_counts_decide_loop, test_roundtrip_validation fail;
+ *   no divergence fallback (other_side): test_divergence fails.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <setjmp.h>
