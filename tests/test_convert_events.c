@@ -21,7 +21,7 @@
  * 2 warps, i.e. 4 per warp) loop A runs 4 times: 9 more per warp, 59 in all,
  * the sum of the counts file.
  *
- * Mutation checks (sim/convert/conv_events.c, each alone; 2026-12-02):
+ * Mutation checks (sim/convert/conv_events.c, each alone):
  *   predication ignored (every instrumented instruction needs a record):
  *     test_reconstruct, test_counts_decide_loop, test_addresses, test_divergence fail;
  *   the path rule dropped (nothing needs a record):
