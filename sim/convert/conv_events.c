@@ -119,9 +119,10 @@ static int fail(struct ev *v, const char *fmt, ...)
 /* ---------- static instructions ---------- */
 
 /* Registers and classes of every instruction, by the native reader: one
- * kernel of the listing's instructions in address order (an unguarded EXIT
- * is decoded by the opcode table alone: it has no operands, and the native
- * reader ends a kernel there). */
+ * kernel of the listing's reachable instructions in address order (an
+ * unguarded EXIT is decoded by the opcode table alone: it has no operands,
+ * and the native reader ends a kernel there; so is unreachable code, which
+ * no stream contains: a skipped CALL's callee with its RET, the padding). */
 static int decode_all(struct ev *v)
 {
     const struct conv_sass_listing *L = &v->L;
@@ -140,7 +141,7 @@ static int decode_all(struct ev *v)
                             "regs=255 smem_static=0 smem_dynamic=0 {\n");
     uint32_t line = 1;
     for (uint32_t i = 0; i < L->n; i++) {
-        if (L->in[i].flow == CONV_SASS_EXIT)
+        if (L->in[i].flow == CONV_SASS_EXIT || !L->in[i].reach)
             continue;
         len += (size_t)snprintf(text + len, cap - len, "/*%04x*/ %s ;\n", i * 16, L->in[i].text);
         line_of[++line] = i + 1;
@@ -173,7 +174,7 @@ static int decode_all(struct ev *v)
     rc = k->ops->warp_begin(k, 0, 0, &c);
     for (uint32_t i = 0; !rc && i < L->n; i++) {
         struct tr_inst *d = &v->ti[i];
-        if (L->in[i].flow == CONV_SASS_EXIT) {
+        if (L->in[i].flow == CONV_SASS_EXIT || !L->in[i].reach) {
             struct tr_isa_info info;
             tr_isa_decode(L->in[i].opcode, d, &info);
         } else {
@@ -857,6 +858,7 @@ int conv_events_convert(const struct conv_events_opts *o, struct conv_events_sta
     so.kernel_re = v.E.kernel;
     so.kernel_name = v.E.kernel;
     so.counts_path = o->counts_path;
+    so.calls_skipped = 1;
     if (conv_sass_listing_read(&so, &v.L, err))
         goto done;
     if (decode_all(&v) || build_graph(&v) || check_records(&v))

@@ -84,7 +84,7 @@ struct ctx {
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
-    char fname[128];                /* function name                            */
+    char fname[1024];               /* function name (conversions: < 128 chars) */
     uint32_t fline;                 /* line of its "Function :" header          */
     struct node *nd;                /* region tree, nd[0] = root                */
     int nnd, ndcap;
@@ -335,6 +335,8 @@ static int decode_inst(struct ctx *c, struct sinst *in)
         if (v / 16 > UINT32_MAX)
             in->target = UINT32_MAX;
         in->ctl = (guard || extra) ? C_BRA : C_JMP;
+    } else if (BASE("CALL") && c->o->calls_skipped) {
+        in->ctl = C_PLAIN; /* the listing reader for --events: the callee is not followed */
     } else if (BASE("CALL") || BASE("RET") || BASE("BRX") || BASE("BRXU") || BASE("JMP") ||
                BASE("JMX") || BASE("JMXU") || BASE("RTT") || BASE("KILL")) {
         in->ctl = C_UNSUPPORTED;
@@ -377,7 +379,8 @@ static int read_sass(struct ctx *c)
             in_func = o->kernel_name ? !strcmp(name, o->kernel_name)
                                      : regexec(&re, name, 0, NULL, 0) == 0;
             if (in_func && ++nmatch == 1) {
-                if (strlen(name) >= sizeof c->fname) {
+                /* the native trace's kernel names are under 128 characters */
+                if (strlen(name) >= (o->kernel_name ? sizeof c->fname : 128)) {
                     status = ferr(c, o->sass_path, line, 1, "function name too long '%s'", name);
                     break;
                 }

@@ -30,6 +30,8 @@ struct conv_sass_opts {
     const char *sass_path;    /* cuobjdump -sass listing                         */
     const char *kernel_re;    /* POSIX extended regex selecting one function     */
     const char *kernel_name;  /* exact function name instead (NULL: kernel_re)   */
+    int calls_skipped;        /* 1: a CALL falls through to the next instruction
+                                 (its callee is not followed); 0: an error       */
     const char *counts_path;  /* ncu SourceCounters CSV (per SASS instruction), or NULL */
     const char *annot_path;   /* memory annotation file, or NULL                 */
     const struct conv_sass_ctl *trips; /* --trip PC=N: trip count of the loop
@@ -119,7 +121,7 @@ struct conv_sass_insn {
 struct conv_sass_listing {
     struct conv_sass_insn *in;  /* instruction i is at address 16*i            */
     uint32_t n;                 /* instructions                                */
-    char name[128];             /* the function's (mangled) name                */
+    char name[1024];            /* the function's (mangled) name                */
     int64_t warps;              /* counts: executions of the first instruction, 0 = none */
 };
 
