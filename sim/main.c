@@ -44,6 +44,8 @@ static const char usage[] =
     "  smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z --regs N\n"
     "        --smem-static B --smem-dynamic B [--counts CSV] [--trip PC=N] [--annot FILE] [-o OUT]\n"
     "      convert a function of a cuobjdump -sass listing into a native trace\n"
+    "  smsim sass2trace --events launch-K.smev --sass FILE.sass [--counts CSV] -o DIR\n"
+    "      rebuild a launch recorded on the GPU as an Accel-Sim trace (docs/tracing.md)\n"
     "  smsim bench [--quick] [--threads N] [--config CFG.yaml] [--repeat N]\n"
     "      time the simulator on fixed full-GPU workloads (warp-instructions/s)\n"
     "  smsim --help | --version\n"

@@ -22,6 +22,7 @@ TR=tests/data/trace
 V=tests/data/validate
 N=tests/data/ncu
 S=tests/data/sass
+EV=tests/data/events
 SF="--sass $S/ffma_ilp1.sass --kernel ilp1"
 SL="--grid 1 --block 32 --regs 16 --smem-static 0 --smem-dynamic 0"
 
@@ -29,8 +30,8 @@ SL="--grid 1 --block 32 --regs 16 --smem-static 0 --smem-dynamic 0"
 # "Warnings" each row must instead exit 0 with exactly one matching line on
 # stderr (stdout is the command's answer).  Other lines are
 #   ARGS (shell words after "smsim") | PATTERN (ERE, whole line) | what triggers it
-# $C, $E, $TR, $V, $N and $S expand (config, this test's inputs, the native
-# trace, validation, ncu CSV and SASS fixtures); $SF and $SL are a SASS file
+# $C, $E, $TR, $V, $N, $S and $EV expand (config, this test's inputs, the native
+# trace, validation, ncu CSV, SASS and tracer event fixtures); $SF and $SL are a SASS file
 # with its --kernel and a small launch for sass2trace.
 table() {
     cat <<'TABLE'
@@ -308,6 +309,15 @@ sass2trace $SF $SL | .*ffma_ilp1\.sass:[0-9]+:[0-9]+: the loop 0x00a0\.\.0x01c0 
 sass2trace $SF $SL --trip 0x1c0=4 --expect-insts 5 | smsim: .*: the trace executes 91 warp-instructions, --expect-insts is 5 \(.*\) | the converted trace is not the expected size
 sass2trace $SF $SL --trip 0x1c0=4 -o $E/nonexistent/x.trace | smsim: cannot write '.*nonexistent/x\.trace': No such file or directory | the output file cannot be written (checked before the conversion)
 sass2trace $SF $SL --trip 0x1c0=4 -o $S/ffma_ilp1.sass | smsim: -o '.*ffma_ilp1\.sass' is the SASS listing \(it would be overwritten\) | an output that is an input (the listing, `--counts` or `--annotate`)
+## Tracer event files: `smsim sass2trace --events` (docs/tracing.md)
+sass2trace --events $EV/recon.smev --sass $EV/recon.sass | smsim: sass2trace: missing -o DIR \(see smsim sass2trace --help\) | `--events` without an output directory
+sass2trace --events $EV/recon.smev --sass $EV/recon.sass --grid 1 -o $E/nonexistent-dir | smsim: sass2trace: --grid does not apply with --events \(the event file's header names the kernel and the launch\) | a launch option with `--events` (the event file's header gives the launch)
+sass2trace $SF $SL --xz | smsim: sass2trace: --xz applies only with --events \(a native trace is written as text\) | `--xz` without `--events`
+sass2trace --events $EV/err_truncated.smev --sass $EV/recon.sass -o $E/nonexistent-dir | .*err_truncated\.smev: record 12 \(byte 2322\): truncated record \(11 of its 16 header bytes\) | the file ends inside a record (also: inside a record's addresses)
+sass2trace --events $EV/err_badkey.smev --sass $EV/recon.sass -o $E/nonexistent-dir | .*err_badkey\.smev:6: unknown header key 'nrogs' | a header line whose key is not in the format (also: a key missing or given twice, a bad value, version not 1, no `#events`)
+sass2trace --events $EV/err_warp.smev --sass $EV/recon.sass -o $E/nonexistent-dir | .*err_warp\.smev: record 3 \(byte 258\): warp 5 outside the launch \(2 warps: grid 1,1,1, 2 per block\) | a record's warp id is not below grid x warps per block (also: outside the sampled blocks; kind unknown; pc not a multiple of 16; mask 0)
+sass2trace --events $EV/err_pc.smev --sass $EV/recon.sass -o $E/nonexistent-dir | .*err_pc\.smev: record 3 \(byte 258\): pc 0x0200 is not an instruction of '_Z5reconPf' \(18 instructions in .*recon\.sass\) | a record's pc lies outside the kernel's function (also: the instruction there is not of the record's kind)
+sass2trace --events $EV/err_nopath.smev --sass $EV/recon.sass -o $E/nonexistent-dir | .*err_nopath\.smev: record 5 \(byte [0-9]+\): pc: warp 0 has no path from after 0x0060 to 0x00e0 'STG\.E' that passes no unpredicated instrumented instruction without a record | no control-flow path explains the warp's next record (wrong listing, divergence, or a record missing)
 ## Command line: `smsim bench`
 bench --bogus | smsim: bench: unknown option '--bogus' .* | an unknown option
 bench --repeat 0 | smsim: --repeat '0': expected an integer in 1\.\.[0-9]+ | a number out of range

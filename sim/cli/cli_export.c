@@ -30,7 +30,7 @@ static const char export_help[] =
 int cli_export(int argc, char **argv)
 {
     const char *dir = NULL;
-    struct conv_accelsim_opts o = { 90, 1, 0 };
+    struct conv_accelsim_opts o = { .binary_version = 90, .seed = 1, .xz = 0 };
     struct cli_common c = { .has = CLI_C_SEED | CLI_C_POS | CLI_C_MAXINSTS, .usage = export_help,
                             .pos_name = "trace", .seed = o.seed };
     static const char *const known[] = { "--accelsim", "--binary-version", "--seed",

@@ -15,15 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "convert/conv_events.h"
 #include "convert/conv_sass.h"
 #include "trace/trace.h"
 
 static const char sass_help[] =
     "usage: smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z\n"
     "         --regs N --smem-static B --smem-dynamic B [options]\n"
-    "  convert one function of a `cuobjdump -sass` listing into a native trace\n"
+    "       smsim sass2trace --events launch-K.smev --sass FILE.sass [--counts F] -o DIR\n"
+    "  convert one function of a `cuobjdump -sass` listing into a native trace; with\n"
+    "  --events, rebuild every recorded warp's stream from a tracer event file and write\n"
+    "  an Accel-Sim trace directory DIR (kernelslist.g, kernel-1.traceg; docs/tracing.md)\n"
     "\n"
     "options (--opt VALUE or --opt=VALUE):\n"
     "  --sass FILE            cuobjdump -sass listing, required\n"
@@ -35,7 +40,10 @@ static const char sass_help[] =
     "  --smem-dynamic B       dynamic shared memory per block, bytes, required\n"
     "  --barriers N           barriers= header value (0..16; default: 1 if the code has BAR)\n"
     "  --counts CSV           ncu SourceCounters export (per-instruction executed counts):\n"
-    "                         trip counts and branch directions from it\n"
+    "                         trip counts and branch directions from it (or a `pc,count` file)\n"
+    "  --events FILE.smev     tracer event file: the kernel (by exact name) and the launch\n"
+    "                         come from its header; only --sass, --counts, --expect-insts,\n"
+    "                         --tolerance and -o DIR apply\n"
     "  --trip PC=N            trip count of the loop whose backward branch is at PC\n"
     "                         (N: a number or a trace expression); repeatable, wins over --counts\n"
     "  --take PC=EXPR         the forward branch / guarded EXIT at PC is taken by the warps\n"
@@ -44,7 +52,9 @@ static const char sass_help[] =
     "  --expect-insts N       fail unless the trace's warp-instructions are within\n"
     "                         --tolerance of N (e.g. ncu's smsp__inst_executed.sum)\n"
     "  --tolerance PCT        for --expect-insts, percent (default 0.5)\n"
-    "  -o FILE                write the trace to FILE (default: stdout)\n"
+    "  --xz                   with --events: write kernel-1.traceg.xz (xz-compressed)\n"
+    "  -o FILE                write the trace to FILE (default: stdout); with --events the\n"
+    "                         output directory, required\n"
     "  -h, --help             this text\n";
 
 static int parse_dims(const char *opt, const char *s, uint32_t d[3])
@@ -108,6 +118,87 @@ static FILE *temp_file(const char *out, char *buf, size_t n)
     return f;
 }
 
+/* --events: the event file and the listing -> an Accel-Sim directory. */
+static int events_mode(const char *events, const struct conv_sass_opts *so, const char *bad,
+                       const char *out, int xz, int have_expect, uint64_t expect, double tol)
+{
+    if (bad) {
+        fprintf(stderr, "smsim: sass2trace: %s does not apply with --events (the event file's "
+                        "header names the kernel and the launch)\n", bad);
+        return 1;
+    }
+    if (!so->sass_path || !out) {
+        fprintf(stderr, "smsim: sass2trace: missing %s (see smsim sass2trace --help)\n",
+                !so->sass_path ? "--sass" : "-o DIR");
+        return 1;
+    }
+    /* the two files written into DIR must not be one of the inputs */
+    const char *const ins[][2] = { { "event file", events },
+                                   { "SASS listing", so->sass_path },
+                                   { "counts file", so->counts_path } };
+    char list[4096], kfile[4096];
+    snprintf(list, sizeof list, "%s/kernelslist.g", out);
+    snprintf(kfile, sizeof kfile, "%s/kernel-1.traceg%s", out, xz ? ".xz" : "");
+    for (int j = 0; j < 3; j++) {
+        struct stat a, b;
+        const char *w[2] = { list, kfile };
+        for (int k = 0; k < 2; k++)
+            if (ins[j][1] && !stat(ins[j][1], &a) && !stat(w[k], &b) && a.st_dev == b.st_dev &&
+                a.st_ino == b.st_ino) {
+                fprintf(stderr, "smsim: -o '%s' holds the %s '%s' (it would be overwritten)\n",
+                        out, ins[j][0], ins[j][1]);
+                return 1;
+            }
+    }
+    struct conv_events_opts eo = { .events_path = events, .sass_path = so->sass_path,
+                                   .counts_path = so->counts_path, .out_dir = out, .xz = xz };
+    struct conv_events_stats st;
+    char err[TRACE_ERR_MAX];
+    if (conv_events_convert(&eo, &st, err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    /* read the result back: every line must parse, and add up to the same */
+    struct trace_file *t = trace_open(list, err);
+    uint64_t total = 0;
+    if (t) {
+        for (int k = 0; k < t->nkernels; k++)
+            total += conv_sass_kernel_insts(t->kernels[k]);
+        trace_close(t);
+    }
+    if (!t || total != st.insts) {
+        if (t)
+            fprintf(stderr, "smsim: %s: reads back as %" PRIu64 " warp-instructions, %" PRIu64
+                            " were written\n", list, total, st.insts);
+        else
+            fprintf(stderr, "%s\n", err);
+        unlink(list);
+        unlink(kfile);
+        return 1;
+    }
+    fprintf(stderr, "smsim: sass2trace: %s: %" PRIu64 " warps (%" PRIu64 " blocks, grid %u,%u,%u), "
+                    "%" PRIu64 " warp-instructions, %" PRIu64 " records consumed, %" PRIu64
+                    " ambiguous choices (%" PRIu64 " by counts), %" PRIu64
+                    " predicated-off instrumented instructions, %" PRIu64 " divergence switches\n",
+            out, st.warps, st.blocks, st.grid[0], st.grid[1], st.grid[2], st.insts, st.records,
+            st.ambiguous, st.by_counts, st.masked_off, st.diverged);
+    if (have_expect) {
+        double dev = expect ? 100.0 * ((double)total - (double)expect) / (double)expect
+                            : (total ? 100.0 : 0.0);
+        if (dev > tol || dev < -tol) {
+            fprintf(stderr, "smsim: %s: the trace executes %" PRIu64 " warp-instructions, "
+                            "--expect-insts is %" PRIu64 " (%+.3f %%, tolerance %g %%)\n",
+                    out, total, expect, dev, tol);
+            unlink(list);
+            unlink(kfile);
+            return 1;
+        }
+        printf("%s: %" PRIu64 " warp-instructions, expected %" PRIu64 " (%+.3f %%): ok\n", out,
+               total, expect, dev);
+    }
+    return 0;
+}
+
 int cli_sass2trace(int argc, char **argv)
 {
     struct conv_sass_opts o;
@@ -115,6 +206,8 @@ int cli_sass2trace(int argc, char **argv)
     o.barriers = -1;
     const char *out = NULL;
     int have_grid = 0, have_block = 0, have_regs = 0, have_ss = 0, have_sd = 0, have_expect = 0;
+    const char *events = NULL, *launch_opt = NULL;
+    int xz = 0;
     uint64_t expect = 0;
     double tol = 0.5;
     struct conv_sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
@@ -129,9 +222,11 @@ int cli_sass2trace(int argc, char **argv)
     static const char *const known[] = {
         "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
         "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
-        "--expect-insts", "--tolerance", "-o", NULL};
+        "--expect-insts", "--tolerance", "--events", "-o", NULL};
+    static const char *const flags[] = { "--xz", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "sass2trace: ",
-                           .help = "smsim sass2trace --help", .known = known, .no_args = 1 };
+                           .help = "smsim sass2trace --help", .known = known, .flags = flags,
+                           .no_args = 1 };
     const char *name, *val;
     int kind;
     while ((kind = cli_opt_next(&st, &name, &val)) != CLI_OPT_END) {
@@ -142,39 +237,49 @@ int cli_sass2trace(int argc, char **argv)
             status = 0;
             goto done;
         }
+        if (kind == CLI_OPT_FLAG) {
+            xz = 1; /* --xz */
+            continue;
+        }
         int v;
         switch (st.k) {
         case 0: o.sass_path = val; break;
-        case 1: o.kernel_re = val; break;
+        case 1: o.kernel_re = val; launch_opt = "--kernel"; break;
         case 2:
             if (parse_dims("--grid", val, o.launch.grid))
                 goto done;
             have_grid = 1;
+            launch_opt = "--grid";
             break;
         case 3:
             if (parse_dims("--block", val, o.launch.block))
                 goto done;
             have_block = 1;
+            launch_opt = "--block";
             break;
         case 4:
             if (cli_parse_int("--regs", val, 1, 255, &o.launch.regs))
                 goto done;
             have_regs = 1;
+            launch_opt = "--regs";
             break;
         case 5:
             if (cli_parse_size("--smem-static", val, 0, 2147483647, &o.launch.smem_static))
                 goto done;
             have_ss = 1;
+            launch_opt = "--smem-static";
             break;
         case 6:
             if (cli_parse_size("--smem-dynamic", val, 0, 2147483647, &o.launch.smem_dynamic))
                 goto done;
             have_sd = 1;
+            launch_opt = "--smem-dynamic";
             break;
         case 7:
             if (cli_parse_int("--barriers", val, 0, 16, &v))
                 goto done;
             o.barriers = v;
+            launch_opt = "--barriers";
             break;
         case 8: o.counts_path = val; break;
         case 9:
@@ -197,7 +302,7 @@ int cli_sass2trace(int argc, char **argv)
                 }
             o.ntakes++;
             break;
-        case 11: o.annot_path = val; break;
+        case 11: o.annot_path = val; launch_opt = "--annot"; break;
         case 12:
             if (cli_parse_u64("--expect-insts", val, 0, UINT64_MAX, &expect))
                 goto done;
@@ -213,8 +318,19 @@ int cli_sass2trace(int argc, char **argv)
             }
             break;
         }
+        case 14: events = val; break;
         default: out = val; break;
         }
+    }
+    if (xz && !events) {
+        fprintf(stderr, "smsim: sass2trace: --xz applies only with --events (a native trace "
+                        "is written as text)\n");
+        goto done;
+    }
+    if (events) {
+        status = events_mode(events, &o, launch_opt ? launch_opt : o.ntrips ? "--trip"
+                             : o.ntakes ? "--take" : NULL, out, xz, have_expect, expect, tol);
+        goto done;
     }
     const char *missing = !o.sass_path ? "--sass" : !o.kernel_re ? "--kernel"
                         : !have_grid ? "--grid" : !have_block ? "--block"

@@ -48,10 +48,12 @@ static int contiguous(uint32_t m)
 
 /* One instruction line. */
 static void write_inst(FILE *f, const struct tr_inst *in, const struct tr_dyn *d,
-                       uint64_t gw, uint64_t seq, uint64_t seed)
+                       uint64_t gw, uint64_t seq, const struct conv_accelsim_opts *o)
 {
     uint32_t mask = d->active_mask;
-    fprintf(f, "%04x %08x ", (unsigned)in->line * 16u, mask);
+    uint64_t seed = o->seed;
+    fprintf(f, "%04x %08x ", o->use_pc && in->has_pc ? (unsigned)in->pc : (unsigned)in->line * 16u,
+            mask);
     int dst = -1;
     for (int i = 0; i < in->ndst && dst < 0; i++)
         if (in->dst[i] < 255)
@@ -197,7 +199,7 @@ static int export_kernel(struct trace_kernel *k, int id, const char *path, FILE 
     fprintf(f, "-cuda stream id = 0\n");
     fprintf(f, "-shmem base_addr = 0x00007ff000000000\n");
     fprintf(f, "-local mem base_addr = 0x00007ff100000000\n");
-    fprintf(f, "-nvbit version = smsim-export\n");
+    fprintf(f, "-nvbit version = %s\n", o->nvbit_version ? o->nvbit_version : "smsim-export");
     fprintf(f, "-accelsim tracer version = 4\n");
     fprintf(f, "-enable lineinfo = 0\n");
     /* smsim keys (Accel-Sim ignores unknown header keys): what the launch
@@ -228,7 +230,7 @@ static int export_kernel(struct trace_kernel *k, int id, const char *path, FILE 
             struct tr_dyn d;
             uint64_t seq = 0, gw = b * wpb + w;
             while ((in = k->ops->warp_next(k, &c, &d)))
-                write_inst(f, in, &d, gw, seq++, o->seed);
+                write_inst(f, in, &d, gw, seq++, o);
             if (k->ops->warp_end)
                 k->ops->warp_end(k, &c);
             fputc('\n', f);

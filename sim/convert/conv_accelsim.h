@@ -16,6 +16,9 @@ struct conv_accelsim_opts {
     int binary_version;       /* written as -binary version (e.g. 90)            */
     uint64_t seed;            /* seeds the synthesized random-pattern addresses  */
     int xz;                   /* 1: kernel-N.traceg.xz, xz-compressed (conv_xz.c) */
+    int use_pc;               /* 1: an instruction's PC is tr_inst.pc where it has
+                                 one (has_pc); 0: 16 * its trace line           */
+    const char *nvbit_version; /* -nvbit version text, NULL: "smsim-export"      */
 };
 
 /* xz-compress the rest of `in` onto `out` (conv_xz.c); 0, or -1 with errno. */

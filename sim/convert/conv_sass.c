@@ -31,12 +31,12 @@
 #include "trace/trace_isa.h"
 
 enum ictl {
-    C_PLAIN,       /* no control effect (BSSY/BSYNC/BREAK/WARPSYNC included)   */
-    C_BRA,         /* conditional branch                                       */
-    C_JMP,         /* unconditional branch                                     */
-    C_EXIT,        /* unguarded EXIT                                           */
-    C_EXIT_COND,   /* guarded EXIT                                             */
-    C_UNSUPPORTED  /* CALL/RET/BRX/JMX...: not converted                       */
+    C_PLAIN = CONV_SASS_PLAIN,            /* no control effect (BSSY/BSYNC/BREAK/WARPSYNC included) */
+    C_BRA = CONV_SASS_BRA,                /* conditional branch                                 */
+    C_JMP = CONV_SASS_JMP,                /* unconditional branch                               */
+    C_EXIT = CONV_SASS_EXIT,              /* unguarded EXIT                                     */
+    C_EXIT_COND = CONV_SASS_EXIT_COND,    /* guarded EXIT                                       */
+    C_UNSUPPORTED = CONV_SASS_UNSUPPORTED /* CALL/RET/BRX/JMX...: not converted                 */
 };
 
 struct sinst {
@@ -46,6 +46,7 @@ struct sinst {
     char *text;           /* guard, opcode, operands (no ';'), owned           */
     char opcode[48];      /* opcode with modifiers                             */
     int ctl;              /* enum ictl                                         */
+    int pred;             /* guarded by a predicate other than @PT (@!PT too)  */
     uint32_t target;      /* branch target, instruction index                  */
     int reach;            /* reachable from the entry                          */
     int is_mem;           /* memory instruction (annotations allowed)          */
@@ -83,7 +84,7 @@ struct ctx {
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
-    char fname[128];                /* function name                            */
+    char fname[1024];               /* function name (conversions: < 128 chars) */
     uint32_t fline;                 /* line of its "Function :" header          */
     struct node *nd;                /* region tree, nd[0] = root                */
     int nnd, ndcap;
@@ -283,6 +284,7 @@ static int decode_inst(struct ctx *c, struct sinst *in)
             never = (t[1] == '!');           /* @PT: always, @!PT: never */
         else
             guard = 1;
+        in->pred = guard || never;
         i = skip_ws(t, ge);
     }
     size_t os = i;
@@ -333,6 +335,8 @@ static int decode_inst(struct ctx *c, struct sinst *in)
         if (v / 16 > UINT32_MAX)
             in->target = UINT32_MAX;
         in->ctl = (guard || extra) ? C_BRA : C_JMP;
+    } else if (BASE("CALL") && c->o->calls_skipped) {
+        in->ctl = C_PLAIN; /* the listing reader for --events: the callee is not followed */
     } else if (BASE("CALL") || BASE("RET") || BASE("BRX") || BASE("BRXU") || BASE("JMP") ||
                BASE("JMX") || BASE("JMXU") || BASE("RTT") || BASE("KILL")) {
         in->ctl = C_UNSUPPORTED;
@@ -346,7 +350,8 @@ static int read_sass(struct ctx *c)
 {
     const struct conv_sass_opts *o = c->o;
     regex_t re;
-    int rc = regcomp(&re, o->kernel_re, REG_EXTENDED | REG_NOSUB);
+    const char *want = o->kernel_name ? o->kernel_name : o->kernel_re;
+    int rc = o->kernel_name ? 0 : regcomp(&re, o->kernel_re, REG_EXTENDED | REG_NOSUB);
     if (rc) {
         char m[128];
         regerror(rc, &re, m, sizeof m);
@@ -355,7 +360,8 @@ static int read_sass(struct ctx *c)
     size_t len, pos = 0;
     char *buf = read_file(o->sass_path, &len, c->err);
     if (!buf) {
-        regfree(&re);
+        if (!o->kernel_name)
+            regfree(&re);
         return -1;
     }
     char names[TRACE_ERR_MAX / 2] = "";
@@ -370,9 +376,11 @@ static int read_sass(struct ctx *c)
             if (strlen(names) + strlen(name) + 4 < sizeof names)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                          names[0] ? ", " : "", name);
-            in_func = regexec(&re, name, 0, NULL, 0) == 0;
+            in_func = o->kernel_name ? !strcmp(name, o->kernel_name)
+                                     : regexec(&re, name, 0, NULL, 0) == 0;
             if (in_func && ++nmatch == 1) {
-                if (strlen(name) >= sizeof c->fname) {
+                /* the native trace's kernel names are under 128 characters */
+                if (strlen(name) >= (o->kernel_name ? sizeof c->fname : 128)) {
                     status = ferr(c, o->sass_path, line, 1, "function name too long '%s'", name);
                     break;
                 }
@@ -382,7 +390,7 @@ static int read_sass(struct ctx *c)
             if (nmatch > 1 && in_func) {
                 status = ferr(c, o->sass_path, line, 1,
                               "--kernel '%s' matches more than one function ('%s' and '%s')",
-                              o->kernel_re, c->fname, name);
+                              want, c->fname, name);
                 break;
             }
             continue;
@@ -477,11 +485,12 @@ static int read_sass(struct ctx *c)
             status = -1;
     }
     free(buf);
-    regfree(&re);
+    if (!o->kernel_name)
+        regfree(&re);
     if (status)
         return -1;
     if (!nmatch)
-        return ferr(c, o->sass_path, 1, 1, "kernel '%s' not found (functions: %s)", o->kernel_re,
+        return ferr(c, o->sass_path, 1, 1, "kernel '%s' not found (functions: %s)", want,
                     nfunc ? names : "none");
     if (!c->n)
         return ferr(c, o->sass_path, c->fline, 1, "function '%s' has no instructions", c->fname);
@@ -494,6 +503,21 @@ static const char *addr_s(uint32_t idx, char buf[16])
 {
     snprintf(buf, 16, "0x%04" PRIx32, idx * 16);
     return buf;
+}
+
+/* The successors of instruction i (the one rule of the listing's control
+ * flow, docs/sass-converter.md "Reachability"): the branch target of a
+ * BRA, then the next instruction unless i is an unconditional BRA or an
+ * unguarded EXIT.  Returns how many (0..2); a successor may be >= n (a
+ * target outside the function, or running past its end). */
+static int succ_of(const struct sinst *in, uint32_t i, uint32_t succ[2])
+{
+    int ns = 0;
+    if (in->ctl == C_BRA || in->ctl == C_JMP)
+        succ[ns++] = in->target;
+    if (in->ctl != C_JMP && in->ctl != C_EXIT)
+        succ[ns++] = i + 1;
+    return ns;
 }
 
 static int reach(struct ctx *c)
@@ -509,7 +533,6 @@ static int reach(struct ctx *c)
         uint32_t i = stack[--sp];
         struct sinst *in = &c->in[i];
         uint32_t succ[2];
-        int ns = 0;
         char a[16];
         if (in->ctl == C_UNSUPPORTED) {
             status = serr(c, in, in->opcol,
@@ -517,21 +540,16 @@ static int reach(struct ctx *c)
                           "jumps are not converted)", in->opcode, addr_s(i, a));
             break;
         }
-        if (in->ctl == C_BRA || in->ctl == C_JMP) {
-            if (in->target >= c->n) {
-                status = serr(c, in, 0, "branch target 0x%" PRIx64 " is outside the function",
-                              (uint64_t)in->target * 16);
-                break;
-            }
-            succ[ns++] = in->target;
+        int ns = succ_of(in, i, succ);
+        if ((in->ctl == C_BRA || in->ctl == C_JMP) && in->target >= c->n) {
+            status = serr(c, in, 0, "branch target 0x%" PRIx64 " is outside the function",
+                          (uint64_t)in->target * 16);
+            break;
         }
-        if (in->ctl != C_JMP && in->ctl != C_EXIT) {
-            if (i + 1 >= c->n) {
-                status = serr(c, in, 0, "execution runs past the end of the function after %s",
-                              addr_s(i, a));
-                break;
-            }
-            succ[ns++] = i + 1;
+        if (in->ctl != C_JMP && in->ctl != C_EXIT && i + 1 >= c->n) {
+            status = serr(c, in, 0, "execution runs past the end of the function after %s",
+                          addr_s(i, a));
+            break;
         }
         for (int k = 0; k < ns; k++)
             if (!c->in[succ[k]].reach) {
@@ -730,13 +748,20 @@ static int read_counts(struct ctx *c)
     uint32_t line = 0;
     int acol = -1, scol = -1, ecol = -1, status = 0;
     uint64_t base = 0;
-    int have_base = 0;
+    int have_base = 0, two_col = 0;
     uint64_t total = 0;
     while ((s = next_line(buf, len, &pos)) != NULL && !status) {
         line++;
         if (!s[skip_ws(s, 0)])
             continue;
         int nf = csv_split(s, f, 128);
+        if (acol < 0 && nf == 2 && !strcmp(f[0], "pc") && !strcmp(f[1], "count")) {
+            /* the plain form: function-relative offsets, no opcode to check */
+            acol = 0;
+            ecol = 1;
+            two_col = have_base = 1;
+            continue;
+        }
         if (acol < 0) {
             for (int k = 0; k < nf; k++) {
                 if (!strcmp(f[k], "Address"))
@@ -779,8 +804,8 @@ static int read_counts(struct ctx *c)
             digits++;
         }
         if (digits <= 0) {
-            status = ferr(c, path, line, 1,
-                          "counts CSV mismatch: bad 'Instructions Executed' value '%s'", f[ecol]);
+            status = ferr(c, path, line, 1, "counts CSV mismatch: bad '%s' value '%s'",
+                          two_col ? "count" : "Instructions Executed", f[ecol]);
             break;
         }
         if (!have_base) {
@@ -797,8 +822,9 @@ static int read_counts(struct ctx *c)
         }
         struct sinst *in = &c->in[off / 16];
         char op[48];
-        src_opcode(f[scol], op, sizeof op);
-        if (strcmp(op, in->opcode)) {
+        if (!two_col)
+            src_opcode(f[scol], op, sizeof op);
+        if (!two_col && strcmp(op, in->opcode)) {
             status = ferr(c, path, line, 1,
                           "counts CSV mismatch: offset 0x%04" PRIx64 " is '%s' here but '%s' in "
                           "%s:%u (wrong kernel or binary?)",
@@ -1594,6 +1620,60 @@ done:
     free(c.out);
     free(c.map);
     return status;
+}
+
+int conv_sass_listing_read(const struct conv_sass_opts *o, struct conv_sass_listing *l,
+                           char err[TRACE_ERR_MAX])
+{
+    memset(l, 0, sizeof *l);
+    struct ctx c = {.o = o, .err = err};
+    int status = -1;
+    if (read_sass(&c) || reach(&c))
+        goto done;
+    if (o->counts_path && read_counts(&c))
+        goto done;
+    l->in = calloc(c.n, sizeof *l->in);
+    if (!l->in) {
+        uerr(&c, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < c.n; i++) {
+        struct conv_sass_insn *d = &l->in[i];
+        const struct sinst *s = &c.in[i];
+        d->line = s->line;
+        d->col = s->col;
+        d->text = s->text;
+        c.in[i].text = NULL; /* moved */
+        memcpy(d->opcode, s->opcode, sizeof d->opcode);
+        d->flow = s->ctl;
+        d->pred = s->pred;
+        d->target = s->target;
+        d->reach = s->reach;
+        d->count = s->count;
+    }
+    l->n = c.n;
+    snprintf(l->name, sizeof l->name, "%s", c.fname);
+    l->warps = o->counts_path ? c.warps : 0;
+    status = 0;
+done:
+    for (uint32_t i = 0; i < c.n; i++)
+        free(c.in[i].text);
+    free(c.in);
+    return status;
+}
+
+void conv_sass_listing_free(struct conv_sass_listing *l)
+{
+    for (uint32_t i = 0; l->in && i < l->n; i++)
+        free(l->in[i].text);
+    free(l->in);
+    memset(l, 0, sizeof *l);
+}
+
+int conv_sass_succ(const struct conv_sass_listing *l, uint32_t i, uint32_t succ[2])
+{
+    struct sinst s = {.ctl = l->in[i].flow, .target = l->in[i].target};
+    return succ_of(&s, i, succ);
 }
 
 void conv_sass_result_free(struct conv_sass_result *r)

@@ -29,6 +29,9 @@ struct conv_sass_ctl {
 struct conv_sass_opts {
     const char *sass_path;    /* cuobjdump -sass listing                         */
     const char *kernel_re;    /* POSIX extended regex selecting one function     */
+    const char *kernel_name;  /* exact function name instead (NULL: kernel_re)   */
+    int calls_skipped;        /* 1: a CALL falls through to the next instruction
+                                 (its callee is not followed); 0: an error       */
     const char *counts_path;  /* ncu SourceCounters CSV (per SASS instruction), or NULL */
     const char *annot_path;   /* memory annotation file, or NULL                 */
     const struct conv_sass_ctl *trips; /* --trip PC=N: trip count of the loop
@@ -88,6 +91,51 @@ int conv_sass_verify(const struct conv_sass_result *r, const char *path, uint64_
  * -> 0x200c, "[R4.64+-0x400]" -> -0x400, "[R2.64]" -> 0.  An annotation's
  * addr= expression names it `imm` (docs/sass-converter.md). */
 int64_t conv_sass_imm(const char *text);
+
+/* How an instruction changes control flow (struct conv_sass_insn.flow). */
+enum conv_sass_flow {
+    CONV_SASS_PLAIN,        /* falls through (BSSY, BSYNC, WARPSYNC, ... included)  */
+    CONV_SASS_BRA,          /* conditional branch: target or the next instruction   */
+    CONV_SASS_JMP,          /* unconditional branch: target only                    */
+    CONV_SASS_EXIT,         /* unguarded EXIT: no successor                         */
+    CONV_SASS_EXIT_COND,    /* guarded EXIT: the next instruction (lanes may leave) */
+    CONV_SASS_UNSUPPORTED   /* CALL, RET, BRX, JMX, ...: not followed               */
+};
+
+/* One instruction of the function a listing was read for. */
+struct conv_sass_insn {
+    uint32_t line;         /* line in the .sass file                               */
+    uint16_t col;          /* column of the instruction text                       */
+    char *text;            /* guard, opcode, operands (no ';'), owned              */
+    char opcode[48];       /* opcode with modifiers                                */
+    int flow;              /* enum conv_sass_flow                                  */
+    int pred;              /* guarded by a predicate other than @PT (@!PT too)     */
+    uint32_t target;       /* branch target, instruction index (flow BRA/JMP)      */
+    int reach;             /* reachable from address 0                             */
+    int64_t count;         /* executed count from the counts file, -1 = none       */
+};
+
+/* The instructions of one function, as sass2trace reads them: the listing's
+ * syntax, reachability and (with counts_path) the counts file are checked
+ * exactly as for a conversion; calls, returns and indirect jumps are errors. */
+struct conv_sass_listing {
+    struct conv_sass_insn *in;  /* instruction i is at address 16*i            */
+    uint32_t n;                 /* instructions                                */
+    char name[1024];            /* the function's (mangled) name                */
+    int64_t warps;              /* counts: executions of the first instruction, 0 = none */
+};
+
+/* Read the function of o->sass_path selected by o->kernel_name (or
+ * o->kernel_re), and o->counts_path if set (every other option is unused).
+ * 0 with *l filled (free with conv_sass_listing_free), or -1 with err. */
+int conv_sass_listing_read(const struct conv_sass_opts *o, struct conv_sass_listing *l,
+                           char err[TRACE_ERR_MAX]);
+void conv_sass_listing_free(struct conv_sass_listing *l);
+
+/* The successors of instruction i of l (0..2 into succ), by the rule that
+ * decides reachability: a branch's target first, then the next instruction
+ * unless i is an unconditional BRA or an unguarded EXIT. */
+int conv_sass_succ(const struct conv_sass_listing *l, uint32_t i, uint32_t succ[2]);
 
 /* Warp-instructions of every warp of kernel k added up (saturating). */
 uint64_t conv_sass_kernel_insts(struct trace_kernel *k);

@@ -1,0 +1,83 @@
+#!/bin/bash
+# cli_sass2trace_events.sh — `smsim sass2trace --events`: a tracer event file
+# and its SASS listing -> an Accel-Sim trace directory that smsim runs, with
+# the executed-instruction totals of the hand count (tests/test_convert_events.c:
+# 23 + 18 = 41 warp-instructions, 22 x 32 + 1 x 0 + 17 x 32 + 16 = 1264 thread
+# instructions; 59 with the counts file), and the committed event files are
+# what tests/data/events/gen_smev.py writes.
+# Usage: bash tests/cli_sass2trace_events.sh /path/to/smsim   (from the repo root)
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -u
+SMSIM=${1:?usage: cli_sass2trace_events.sh /path/to/smsim}
+D=tests/data/events
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+source "$(dirname "$0")/cli_lib.sh"
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+
+# 0. the committed event files are the generator's
+for v in ok truncated badkey warp pc nopath; do
+    f=$D/err_$v.smev
+    [ $v = ok ] && f=$D/recon.smev
+    python3 $D/gen_smev.py "$TMP/g.smev" $v
+    cmp -s "$TMP/g.smev" "$f" || fail "$f differs from: python3 $D/gen_smev.py OUT $v"
+done
+
+metric() { # metric JSON NAME
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernels"][0]["metrics"][sys.argv[2]])' "$@"
+}
+
+# 1. reconstruction, the summary line, the trace runs with the hand counts
+run sass2trace --events $D/recon.smev --sass $D/recon.sass -o "$TMP/dir"
+[ "$rc" -eq 0 ] || fail "conversion failed: $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "stdout not empty: $(cat "$TMP/out")"
+want="smsim: sass2trace: $TMP/dir: 2 warps (1 blocks, grid 1,1,1), 41 warp-instructions, 12 records consumed, 2 ambiguous choices (0 by counts), 1 predicated-off instrumented instructions, 0 divergence switches"
+[ "$(cat "$TMP/err")" = "$want" ] || fail "summary: $(cat "$TMP/err")"
+[ "$(cat "$TMP/dir/kernelslist.g")" = "kernel-1.traceg" ] || fail "kernelslist.g"
+grep -qx '00e0 00000000 0 STG.E 2 R2 R4 4 1 0x0 0' "$TMP/dir/kernel-1.traceg" ||
+    fail "warp 0's predicated-off STG is not written with mask 0"
+run --config configs/h200.yaml "$TMP/dir/kernelslist.g" --format json -o "$TMP/r.json"
+[ "$rc" -eq 0 ] || fail "smsim run failed: $(cat "$TMP/err")"
+[ "$(metric "$TMP/r.json" smsp__inst_executed.sum)" = 41 ] ||
+    fail "smsp__inst_executed.sum $(metric "$TMP/r.json" smsp__inst_executed.sum), hand count 41"
+[ "$(metric "$TMP/r.json" smsp__thread_inst_executed.sum)" = 1264 ] ||
+    fail "smsp__thread_inst_executed.sum $(metric "$TMP/r.json" smsp__thread_inst_executed.sum), hand count 1264"
+
+# 2. the counts decide loop A (4 trips per warp); --expect-insts; a second run
+#    into the same directory replaces its files
+run sass2trace --events $D/recon.smev --sass $D/recon.sass --counts $D/recon.counts \
+    --expect-insts 59 -o "$TMP/dir"
+[ "$rc" -eq 0 ] || fail "conversion with counts failed: $(cat "$TMP/err")"
+[ "$(cat "$TMP/out")" = "$TMP/dir: 59 warp-instructions, expected 59 (+0.000 %): ok" ] ||
+    fail "check line: $(cat "$TMP/out")"
+grep -q ' 59 warp-instructions, 12 records consumed, 8 ambiguous choices (8 by counts)' "$TMP/err" ||
+    fail "summary with counts: $(cat "$TMP/err")"
+run --config configs/h200.yaml "$TMP/dir/kernelslist.g" --format json -o "$TMP/r.json"
+[ "$(metric "$TMP/r.json" smsp__inst_executed.sum)" = 59 ] || fail "with counts: not 59"
+
+# 2b. --xz: the same trace, compressed
+run sass2trace --events $D/recon.smev --sass $D/recon.sass --counts $D/recon.counts --xz \
+    -o "$TMP/dz"
+[ "$rc" -eq 0 ] || fail "--xz failed: $(cat "$TMP/err")"
+[ "$(cat "$TMP/dz/kernelslist.g")" = "kernel-1.traceg.xz" ] || fail "--xz: kernelslist.g"
+xz -dc "$TMP/dz/kernel-1.traceg.xz" | cmp -s - "$TMP/dir/kernel-1.traceg" ||
+    fail "--xz: not the compressed plain trace"
+
+# 3. failures leave nothing in the directory
+rm -rf "$TMP/bad"
+run sass2trace --events $D/recon.smev --sass $D/recon.sass --expect-insts 40 -o "$TMP/bad"
+[ "$rc" -ne 0 ] || fail "--expect-insts 40 passed"
+[ -e "$TMP/bad/kernelslist.g" ] && fail "a failed check left kernelslist.g"
+run sass2trace --events $D/err_truncated.smev --sass $D/recon.sass -o "$TMP/bad"
+[ "$rc" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "truncated file: rc $rc, $(cat "$TMP/err")"
+[ -e "$TMP/bad/kernelslist.g" ] && fail "a failed conversion left kernelslist.g"
+
+# 4. the help names the mode
+"$SMSIM" sass2trace --help | grep -q -- '--events FILE.smev' || fail "--help has no --events"
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails failure(s)"
+    exit 1
+fi
+echo "ok"
