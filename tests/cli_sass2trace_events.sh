@@ -3,8 +3,9 @@
 # and its SASS listing -> an Accel-Sim trace directory that smsim runs, with
 # the executed-instruction totals of the hand count (tests/test_convert_events.c:
 # 23 + 18 = 41 warp-instructions, 22 x 32 + 1 x 0 + 17 x 32 + 16 = 1264 thread
-# instructions; 59 with the counts file), and the committed event files are
-# what tests/data/events/gen_smev.py writes.
+# instructions; 59 with the counts file), the committed event files are
+# what tests/data/events/gen_smev.py writes, and two H200 recordings rebuild
+# to ncu's instruction counts.
 # Usage: bash tests/cli_sass2trace_events.sh /path/to/smsim   (from the repo root)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -u
@@ -73,7 +74,32 @@ run sass2trace --events $D/err_truncated.smev --sass $D/recon.sass -o "$TMP/bad"
 [ "$rc" -ne 0 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "truncated file: rc $rc, $(cat "$TMP/err")"
 [ -e "$TMP/bad/kernelslist.g" ] && fail "a failed conversion left kernelslist.g"
 
-# 4. the help names the mode
+# 4. the H200 recordings (validate/data/h200/tracer-2026-12-02): the tracer's
+#    test kernel, every block recorded, rebuilds to ncu's smsp__inst_executed.sum
+#    (356) with every instruction's count equal to ncu's; softmax_warp_forward
+#    (64 of 1024 blocks) to ncu's 1,196 per warp with the counts
+R=validate/data/h200/tracer-2026-12-02
+if [ -d $R/trace_test ]; then
+    run sass2trace --events $R/trace_test/launch-0.smev --sass $R/trace_test/module-0.sass \
+        --expect-insts 356 --tolerance 0 -o "$TMP/tt"
+    [ "$rc" -eq 0 ] || fail "trace_test: $(cat "$TMP/err")"
+    run compare --source $R/trace_test/ncu-source-0.csv --config configs/h200.yaml \
+        "$TMP/tt/kernelslist.g"
+    grep -q 'issued: 64 of 64 instructions agree exactly (smsim 356, ncu 356 warp-instructions)' \
+        "$TMP/out" || fail "trace_test per instruction: $(grep issued "$TMP/out")"
+    if command -v xz >/dev/null; then
+        for f in launch-0.smev module-0.sass ncu-source-0.csv; do
+            xz -dc $R/torch_softmax/$f.xz >"$TMP/sm-$f"
+        done
+        run sass2trace --events "$TMP/sm-launch-0.smev" --sass "$TMP/sm-module-0.sass" \
+            --counts "$TMP/sm-ncu-source-0.csv" --expect-insts 306176 --tolerance 0 -o "$TMP/sm"
+        [ "$rc" -eq 0 ] || fail "softmax: $(cat "$TMP/err")"
+    fi
+else
+    fail "$R/trace_test is missing"
+fi
+
+# 5. the help names the mode
 "$SMSIM" sass2trace --help | grep -q -- '--events FILE.smev' || fail "--help has no --events"
 
 if [ "$fails" -ne 0 ]; then
