@@ -69,6 +69,7 @@ static const struct isa_row rows[] = {
     {"BSYNC",    TR_K_BRANCH,  PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
     {"CALL",     TR_K_BRANCH,  PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
     {"CCTL",     TR_K_NOP,     PIPE_LSU,    TR_SP_NONE,   PIPE,  0, 1},
+    {"CGAERRBAR", TR_K_MEMBAR, PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1}, /* ERRBAR of the cluster */
     {"CS2R",     A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 2}, /* CS2R.32: 1 */
     {"DADD",     A_,           PIPE_FP64,   TR_SP_NONE,   PIPE,  1, 2},
     {"DEPBAR",   TR_K_MEMBAR,  PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
@@ -189,6 +190,8 @@ static const struct isa_row rows[] = {
     {"UBLKCP",   L_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},
     {"UBMSK",    A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
     {"UBREV",    A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
+    {"UCGABAR_ARV", TR_K_NOP,  PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1}, /* cluster barrier: not modelled */
+    {"UCGABAR_WAIT", TR_K_NOP, PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
     {"UFLO",     A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  2, 1},
     {"UIADD3",   A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  3, 1},
     {"UIMAD",    A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1}, /* uniform datapath */
