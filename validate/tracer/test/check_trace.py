@@ -145,6 +145,28 @@ def summary(hdr, recs, sass, max_warps):
                                                           sass.get(pc, "(no sass)" if sass else "")))
 
 
+def global_sectors(recs):
+    """32-byte sectors of the global records, as ncu counts them per warp-level
+    request (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/_st): distinct sectors
+    touched by the active lanes of one record.  Returns (ld, st, atomic)."""
+    ld = st = at = 0
+    for r in recs:
+        if r[1] != 3:
+            continue
+        size = max(r[2], 1)
+        secs = set()
+        for a in r[6]:
+            secs.update(range(a // 32, (a + size - 1) // 32 + 1))
+        f = r[3]
+        if f & FLAG_READ and f & FLAG_WRITE:  # atomics and reductions read and write
+            at += len(secs)
+        elif f & FLAG_WRITE:
+            st += len(secs)
+        else:
+            ld += len(secs)
+    return ld, st, at
+
+
 def check_pcs(recs, sass, errors):
     """Every recorded pc must be an instruction of the matching class in the listing."""
     classes = {3: ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST"), 4: ("LDS", "STS", "ATOMS", "LD", "ST"),
@@ -266,6 +288,8 @@ def main():
         print("check_trace: %s has no function %s" % (a.sass, hdr["kernel"]), file=sys.stderr)
         return 2
     summary(hdr, recs, sass, a.max_warps)
+    ld, st, at = global_sectors(recs)
+    print("global sectors: ld %d st %d atomic %d (sampled blocks %s)" % (ld, st, at, hdr["sampled blocks"]))
     errors = []
     if sass:
         check_pcs(recs, sass, errors)
