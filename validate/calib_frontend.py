@@ -2,8 +2,9 @@
 """calib_frontend.py — derive the front-end keys of configs/h200.yaml
 (scheduler.icache_l0_bytes, icache_l1_bytes, icache_l1_latency,
 icache_l2_latency, icache_dram_latency) from kit3's instruction-cache
-measurements, and the constant-cache numbers (docs/calibration.md,
-"Front end") from its constant-cache measurements.  Standard library only;
+measurements and the constant-cache keys (scheduler.const_l0_bytes,
+const_l0_latency, const_l1_bytes, const_l2_latency, const_dram_latency)
+from its constant-cache measurements (docs/calibration.md, "Front end").  Standard library only;
 deterministic.
 
     python3 validate/calib_frontend.py [KIT]   (default validate/data/h200/kit3-2026-12-01)
@@ -19,7 +20,11 @@ same L2 misses); an L0 miss is served by the SM's L1 instruction cache
 through one fill port per SMSP, busy icache_l1_latency cycles per fill;
 an L1 miss costs icache_l2_latency more cycles, or icache_dram_latency
 more when the SM never had the line (ncu flushes the caches before each
-pass, so the first trip of every launch is cold).
+pass, so the first trip of every launch is cold).  Constants: an
+instruction reading c[bank][offset] looks its 64-byte line up in the SM's
+immediate constant cache (const_l0_bytes); a miss costs const_l0_latency
+when the second level (256-byte lines, const_l1_bytes) has it, and
+const_l2_latency (const_dram_latency for the SM's first read) more when not.
 SPDX-License-Identifier: GPL-3.0-or-later
 """
 import csv
@@ -191,8 +196,12 @@ def main():
         p2 = ni + 1 + (n0 * imc if span > 2048 else 0)
         out.append('  stride %3d B: pass 1 %6d model %8.0f (%+.1f %%); pass 2 %6d model %8.0f (%+.1f %%)'
                    % (s, one[s][1], p1, 100 * (p1 / one[s][1] - 1), one[s][2], p2, 100 * (p2 / one[s][2] - 1)))
-    out.append('constant keys: not in the engine yet (docs/calibration.md, "Front end")')
-    out.append('const l0_bytes 2048 line 64 miss %d l15_line 256 l15_miss %d' % (round(imc), round(l15_miss)))
+    # DRAM: pass 1 of each configuration's first launch found the constants
+    # in DRAM (they were just copied there; ncu flushes the caches per pass)
+    cold = (one[256][3] - (insts + 1)) / 256.0 - imc
+    out.append('second level, first launch (cold): pass 1 of 256 B stride %d cycles: miss %.1f more' % (one[256][3], cold))
+    keys += [('const_l0_bytes', 2048), ('const_l0_latency', round(imc)), ('const_l1_bytes', 65536),
+             ('const_l2_latency', round(l15_miss)), ('const_dram_latency', round(cold))]
     for k, v in keys:
         out.append('h200 scheduler.%s %d' % (k, v))
     print('\n'.join(out))

@@ -72,6 +72,11 @@ static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, ui
         *until = w->fetch_ready;
         return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
     }
+    if (t < w->cmiss_until) {
+        /* its constant operand is not in the constant cache yet */
+        *until = w->cmiss_until;
+        return WS_IMC_MISS;
+    }
     const struct tr_inst *in = w->ni;
     int st;
     if (in->ctl) {
@@ -418,6 +423,11 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     }
     w->branch = (uint8_t)branch;
     w->fetch_ready = eng_fetch_after(a, t, branch);
+    if (sm->ic.l0 && w->ni->has_pc && (w->ni->pc >> ENG_ILINE_SHIFT) + 1 != w->fline &&
+        eng_fetch_ic_line(a, sm, sp, w, slot, w->ni->pc >> ENG_ILINE_SHIFT) != 0)
+        eng_error(r, smi, t, "out of memory");
+    if (sm->cc.on && w->ni->has_c && w->ni->kind != TR_K_LOAD)
+        eng_fetch_cc_read(a, sm, w);
 }
 
 static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)

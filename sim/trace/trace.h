@@ -112,6 +112,10 @@ struct tr_inst {
     uint32_t pc;           /* with has_pc: byte address in the kernel's code (native:
                               the address comment "/ *0250* /" that starts its line;
                               Accel-Sim: the line's PC), the key of per-PC counters */
+    uint16_t coff;         /* with has_c: byte offset of the c[bank][offset] operand */
+    uint8_t cbank;         /* with has_c: its constant bank                          */
+    uint8_t has_c;         /* 1: a source operand is c[bank][offset] with an immediate
+                              offset (native traces; the constant caches' key)    */
 };
 
 /* Dependence counters per warp (SB0..SB5) and the "no counter" value of the
