@@ -32,24 +32,30 @@ static void straight(struct tr_inst *body, int n)
 }
 
 /* Instruction caches of the tests: a warp's L0 of 2 lines, an L1 of 8
- * (4 ways), fills of 10 cycles, L2 20 more, DRAM 50 more. */
+ * (4 ways), fills 10 cycles from the port taking the line, the port busy 4
+ * per line, L2 20 more, DRAM 50 more. */
 static void icache_arch(struct arch *a)
 {
     tu_arch(a, 1);
     a->icache_l0_bytes = 256;
     a->icache_l1_bytes = 1024;
     a->icache_l1_latency = 10;
+    a->icache_fill_cycles = 4;
     a->icache_l2_latency = 20;
     a->icache_dram_latency = 50;
 }
 
-/* One warp, 32 instructions (lines 0..3) run twice.  Trip 1: line 0 came
- * with the warp's start; lines 1, 2, 3 miss L0 and L1 and were never on
- * the SM: each waits 50 + 10 after the cycle it would have issued, so the
- * trip's lines issue at 0..7, 68..75, 136..143, 204..211.  Trip 2: the
- * L0 (2 lines, direct-mapped) has lost every line, the L1 holds all four:
- * 10 cycles each: 222..229, 240..247, 258..265, 276..283; EXIT (no
- * address) at 284, the end at 285.  no_instruction 3 x 60 + 4 x 10. */
+/* One warp, 32 instructions (lines 0..3) run twice.  Line 0 came with the
+ * warp's start, which asks for line 1 at 0: never on the SM, in the L1 at
+ * 50, the port takes it then (busy to 54), in the L0 at 60.  Trip 1: 0..7,
+ * line 1 at 60 (which asks for line 2: 110 -> 120), 60..67, line 2 at 120
+ * (line 3: 180), 120..127, line 3 at 180, 180..187; line 3 asks for line 4
+ * (past the code: the port is busy 230..234, the L0 entry of line 0 and 2
+ * gets it).  Trip 2: line 0 is in the L1 but no longer in the L0 (2 lines,
+ * direct-mapped): asked at 188, the port is free at 234: in at 244;
+ * 244..251 (line 1 asked at 244: 254), 254..261 (line 2: 264), 264..271
+ * (line 3: 274), 274..281; EXIT (no address) at 282, the end 283.
+ * no_instruction 52 + 52 + 52 + 56 + 2 + 2 + 2. */
 static void l0_misses_one_warp(void **state)
 {
     (void)state;
@@ -62,8 +68,8 @@ static void l0_misses_one_warp(void **state)
     struct stats_kernel st;
     run_ok(&a, &t, &st);
     assert_int_equal(st.smsp[0].inst_issued, 65);
-    assert_int_equal(st.smsp[0].state[WS_NO_INSTRUCTION], 3 * 60 + 4 * 10);
-    assert_int_equal(st.cycles_elapsed, 285);
+    assert_int_equal(st.smsp[0].state[WS_NO_INSTRUCTION], 3 * 52 + 56 + 3 * 2);
+    assert_int_equal(st.cycles_elapsed, 283);
     stats_kernel_free(&st);
 
     /* the same trace without the caches: one instruction per cycle */
@@ -75,13 +81,15 @@ static void l0_misses_one_warp(void **state)
 }
 
 /* Two warps on one SMSP (one sub-partition), 16 instructions (lines 0
- * and 1).  GTO: warp 0 issues 0..7 at 0..7, then waits for line 1 (L1
- * miss, first on the SM: in the L1 at 8 + 50 = 58, through the port by
- * 68).  Warp 1 issues its line 0 at 8..15; its own L0 lacks line 1 too
- * (warps do not share an L0); the L1 has it at 58, but the port is busy
- * with warp 0's fill until 68: warp 1's fill ends at 78.  Warp 0 issues
- * 68..75 and EXITs at 76; warp 1 issues 78..85 and EXITs at 86; the end is
- * 87.  no_instruction (68 - 8) + (78 - 16). */
+ * and 1).  At their start both ask for line 1: warp 0's request misses the
+ * L1 (in it at 50; port 50..54; in warp 0's L0 at 60); warp 1's own L0
+ * lacks it too (warps do not share an L0): the L1 has it at 50, the port
+ * is free at 54: in at 64.  GTO: warp 0 issues 0..7 at 0..7, waits for
+ * line 1 until 60 (asking for line 2 then: port 110..114), issues 60..67
+ * and EXITs at 68; warp 1 issues 8..15, waits for line 1 until 64 (its
+ * line 2 request waits for the port until 114), is not selected 64..68,
+ * issues 69..76 and EXITs at 77; the end is 78.  no_instruction
+ * (60 - 8) + (64 - 16); not_selected 8 + 5. */
 static void second_warp_same_smsp(void **state)
 {
     (void)state;
@@ -95,9 +103,9 @@ static void second_warp_same_smsp(void **state)
     struct stats_kernel st;
     run_ok(&a, &t, &st);
     assert_int_equal(st.smsp[0].inst_issued, 34);
-    assert_int_equal(st.smsp[0].state[WS_NO_INSTRUCTION], 60 + 62);
-    assert_int_equal(st.smsp[0].state[WS_NOT_SELECTED], 8);
-    assert_int_equal(st.cycles_elapsed, 87);
+    assert_int_equal(st.smsp[0].state[WS_NO_INSTRUCTION], 52 + 48);
+    assert_int_equal(st.smsp[0].state[WS_NOT_SELECTED], 8 + 5);
+    assert_int_equal(st.cycles_elapsed, 78);
     stats_kernel_free(&st);
 }
 

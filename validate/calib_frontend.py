@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """calib_frontend.py — derive the front-end keys of configs/h200.yaml
 (scheduler.icache_l0_bytes, icache_l1_bytes, icache_l1_latency,
-icache_l2_latency, icache_dram_latency) from kit3's instruction-cache
+icache_fill_cycles, icache_l2_latency, icache_dram_latency) from kit3's instruction-cache
 measurements and the constant-cache keys (scheduler.const_l0_bytes,
 const_l0_latency, const_l1_bytes, const_l2_latency, const_dram_latency)
 from its constant-cache measurements (docs/calibration.md, "Front end").  Standard library only;
@@ -16,11 +16,15 @@ prediction next to every measured point, and ends with
 The model (docs/model.md, "Front end"): each warp fetches 128-byte lines of
 its own (a warp's L0 holds icache_l0_bytes; warps of one SMSP do not share
 fills: the data below show a warp alone and a warp among four paying the
-same L2 misses); an L0 miss is served by the SM's L1 instruction cache
-through one fill port per SMSP, busy icache_l1_latency cycles per fill;
-an L1 miss costs icache_l2_latency more cycles, or icache_dram_latency
-more when the SM never had the line (ncu flushes the caches before each
-pass, so the first trip of every launch is cold).  Constants: an
+same L2 misses) and asks for the next line when it has one; an L0 miss is
+served by the SM's L1 instruction cache in icache_l1_latency through one
+fill port per SMSP, busy icache_fill_cycles per line; an L1 miss costs
+icache_l2_latency more cycles.  A line the SM never fetched in the kernel
+is in its L1 when the whole code fits there (ncu replays each kernel; the
+L1 keeps the code, line4k costs the same under ncu as timed after a
+warm-up launch), else it comes from DRAM, icache_dram_latency after the L1
+miss (ncu flushes L2 before each pass: the first trip of line16k and
+line32k is slower).  Constants: an
 instruction reading c[bank][offset] looks its 64-byte line up in the SM's
 immediate constant cache (const_l0_bytes); a miss costs const_l0_latency
 when the second level (256-byte lines, const_l1_bytes) has it, and
@@ -118,51 +122,60 @@ def main():
     hit = statistics.mean([pts[('line4k', 1)]['cpi'], pts[('line8k', 1)]['cpi']])
     miss = statistics.mean([pts[('line16k', 1)]['cpi'], pts[('line32k', 1)]['cpi']])
     per_line = LINE // INST
-    l1 = (hit - 1.0) * per_line             # one line issues in 8 cycles, then waits its fill
-    l2 = (miss - 1.0) * per_line - l1
+    # one warp asks for the next line when it has one (one line of
+    # prefetch): a line every max(8, latency) cycles; here the latency wins
+    l1 = hit * per_line
+    l2 = (miss - hit) * per_line
     out.append('L0 bound: loop body %d B hits (ncu issue %.2f), line4k %d B misses: %d < L0 <= %d bytes'
                % (BODY['loop'], pts[('loop', 1)]['rate'], BODY['line4k'], BODY['loop'], BODY['line4k']))
     out.append('L1 bound: line8k %d B costs as line4k (clock64 %.3f vs %.3f), line16k %d B as line32k '
                '(%.3f vs %.3f): %d <= L1 < %d bytes'
                % (BODY['line8k'], pts[('line8k', 1)]['cpi'], pts[('line4k', 1)]['cpi'], BODY['line16k'],
                   pts[('line16k', 1)]['cpi'], pts[('line32k', 1)]['cpi'], BODY['line8k'], BODY['line16k']))
-    out.append('one warp: L1 hit %.3f cycles per instruction -> (%.3f - 1) x %d = %.2f cycles per fill; '
-               'L2 %.3f -> %.2f more' % (hit, hit, per_line, l1, miss, l2))
-    # DRAM: under ncu every launch starts cold; the per-instruction excess of
-    # ncu over clock64 for the L2-missing variants is the cold first trip.
+    out.append('one warp: L1 hit %.3f cycles per instruction -> a line every %.3f x %d = %.2f cycles '
+               '(the fill latency, next-line prefetch); L2 %.3f -> %.2f more' % (hit, hit, per_line, l1, miss, l2))
+    # DRAM: under ncu every launch starts cold; the per-line excess of ncu
+    # over clock64 for the L2-missing variants, times the trips, is the cold
+    # first trip's
     cold = []
     for v in ('line16k', 'line32k'):
         p = pts[(v, 1)]
-        ncu_line = (1.0 / p['rate'] - 1.0) * per_line
+        ncu_line = per_line / p['rate']
         cold.append((ncu_line - l1 - l2) * TRIPS[v])
         out.append('  %s ncu %.2f cycles per line, x %d trips: first trip %.1f cycles per line more than L2'
                    % (v, ncu_line, TRIPS[v], cold[-1]))
     dram = l2 + statistics.mean(cold)
     # fill port: with 4 and 8 warps per SMSP on L1 hits the SMSP issues at
-    # most ~0.7 per cycle: one fill per icache_l1_latency cycles
+    # most ~0.7 per cycle: one line per 8 / 0.7 cycles
     caps = [pts[(v, w)]['rate'] for v in ('line4k', 'line8k') for w in (4, 8)]
+    port = per_line / statistics.median(caps)
     out.append('fill port: L1-hit variants with 4 and 8 warps per SMSP issue %s per cycle '
-               '(median %.3f); one fill per %.2f cycles allows %.3f'
-               % (' '.join('%.3f' % c for c in caps), statistics.median(caps), l1, per_line / l1))
+               '(median %.3f): one line per %.2f cycles'
+               % (' '.join('%.3f' % c for c in caps), statistics.median(caps), port))
     L0 = 16384
     L1 = 196608
     keys = [('icache_l0_bytes', L0), ('icache_l1_bytes', L1), ('icache_l1_latency', round(l1)),
-            ('icache_l2_latency', round(l2)), ('icache_dram_latency', round(dram))]
-    # predictions of the model (one warp per SMSP, and the port with more)
+            ('icache_fill_cycles', round(port)), ('icache_l2_latency', round(l2)),
+            ('icache_dram_latency', round(dram))]
+    kv = dict(keys)
+    # predictions of the model: one warp a line every max(8, latency), the
+    # first trip from DRAM; more warps as many lines in parallel, at most
+    # one per icache_fill_cycles through the SMSP's port
     out.append('model vs ncu (cycles per issue of one SMSP = 1 / issue rate):')
     for k in sorted(pts):
         v, w = k
-        lines = -(-BODY[v] // LINE)
         T = TRIPS[v]
+        lat = kv['icache_l1_latency'] + (kv['icache_l2_latency'] if BODY[v] > L1 else 0)
+        # code that fits the L1 starts there (ncu replays the kernel, the
+        # timed runs follow a warm-up launch); larger code's first trip
+        # comes from DRAM
+        first = kv['icache_l1_latency'] + (kv['icache_dram_latency'] if BODY[v] > L1 else 0)
         if BODY[v] <= L0:
-            c = 1.0 + lines * (keys[2][1] + keys[4][1]) / (T * BODY[v] / INST)
-            per = c
+            lines = -(-BODY[v] // LINE)
+            per = 1.0 + lines * max(0, first - per_line) / (T * BODY[v] / INST)
         else:
-            fill = keys[2][1] + (keys[3][1] if BODY[v] > L1 else 0)
-            first = keys[2][1] + keys[4][1]
-            line_cost = ((T - 1) * fill + first) / T
-            warp = (per_line + line_cost) / per_line   # one warp's cycles per instruction
-            per = max(warp / w, keys[2][1] / per_line, 1.0)
+            line_cost = ((T - 1) * max(per_line, lat) + max(per_line, first)) / T
+            per = max(line_cost / per_line / w, kv['icache_fill_cycles'] / per_line, 1.0)
         out.append('  %-8s wps=%d  ncu %.3f  model %.3f  (%+.1f %%)'
                    % (v, w, 1.0 / pts[k]['rate'], per, 100.0 * (per * pts[k]['rate'] - 1.0)))
     # ---- constant cache -----------------------------------------------------

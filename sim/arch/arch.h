@@ -99,7 +99,9 @@ struct arch {
                                   cache (128-byte lines); 0 = no instruction caches */
     int icache_l1_bytes;       /* scheduler.icache_l1_bytes: the SM's L1 instruction cache */
     int icache_l1_latency;     /* scheduler.icache_l1_latency: cycles of an L0 fill from
-                                  the L1, and its SMSP's fill port busy per fill  */
+                                  the L1 (from the port taking it)                */
+    int icache_fill_cycles;    /* scheduler.icache_fill_cycles: an SMSP's fill port is
+                                  busy this long per line                         */
     int icache_l2_latency;     /* scheduler.icache_l2_latency: more cycles when the L1
                                   misses a line the SM fetched before             */
     int icache_dram_latency;   /* scheduler.icache_dram_latency: more cycles when the L1

@@ -126,8 +126,11 @@ static const struct arch_key keys[] = {
        "the SM's L1 instruction cache, direct-mapped by 128-byte line, behind the warps' L0s "
        "(0 = none: every L0 miss goes to L2); with icache_l0_bytes > 0 only"),
     KI("scheduler.icache_l1_latency", icache_l1_latency, 0, 100000, "0", "cycles",
-       "an L0 miss: cycles until the line is in the warp's L0; each SMSP has one fill port, "
-       "busy this long per fill"),
+       "an L0 miss that the L1 serves: cycles from the SMSP's fill port taking the line until "
+       "it is in the warp's L0.  A warp asks for the next line when it has one (one line of "
+       "sequential prefetch)"),
+    KI("scheduler.icache_fill_cycles", icache_fill_cycles, 0, 100000, "0", "cycles",
+       "each SMSP has one L0 fill port, busy this long per line it takes (demand or prefetch)"),
     KI("scheduler.icache_l2_latency", icache_l2_latency, 0, 100000, "0", "cycles",
        "an L1 instruction-cache miss of a line the SM fetched before in the kernel: this "
        "many more cycles (the port is not held for them)"),

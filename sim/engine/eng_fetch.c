@@ -29,24 +29,27 @@ void eng_fetch_next(struct eng_run *r, struct eng_warp *w, struct tr_inst *room)
     }
 }
 
-int eng_fetch_ic_init(const struct arch *a, struct eng_icache *ic, int slots)
+int eng_fetch_ic_init(const struct arch *a, struct eng_icache *ic, int slots, uint64_t code_bytes)
 {
     memset(ic, 0, sizeof *ic);
     if (a->icache_l0_bytes <= 0)
         return 0;
+    ic->warm = code_bytes > 0 && code_bytes <= (uint64_t)a->icache_l1_bytes;
     ic->n0 = (uint32_t)(a->icache_l0_bytes >> ENG_ILINE_SHIFT);
-    if (ic->n0 == 0) /* less than a line: one line */
-        ic->n0 = 1;
+    if (ic->n0 < 2) /* a line and the next one at least */
+        ic->n0 = 2;
     ic->l0 = calloc((size_t)slots * ic->n0, sizeof *ic->l0);
+    ic->r0 = calloc((size_t)slots * ic->n0, sizeof *ic->r0);
     if (mem_cache_init(&ic->l1, (uint64_t)a->icache_l1_bytes, ENG_FE_WAYS, 1 << ENG_ILINE_SHIFT))
         return -1;
     ic->l1.modulo = 1; /* consecutive lines in consecutive sets */
-    return ic->l0 ? 0 : -1;
+    return ic->l0 && ic->r0 ? 0 : -1;
 }
 
 void eng_fetch_ic_free(struct eng_icache *ic)
 {
     free(ic->l0);
+    free(ic->r0);
     mem_cache_free(&ic->l1);
     free(ic->seen);
     memset(ic, 0, sizeof *ic);
@@ -71,39 +74,17 @@ static int seen_before(struct eng_icache *ic, uint32_t line)
     return was;
 }
 
-void eng_fetch_ic_start(struct eng_sm *sm, struct eng_warp *w, int slot)
+/* Bring `line` into L0 entry i of a warp on SMSP sp, asked for at q: the
+ * cycle it is in.  `have` is when the L1 has it — at q on a hit (or when
+ * its fill, in flight, arrives), icache_l2_latency later on a miss
+ * (icache_dram_latency for the SM's first fetch of the line); the SMSP's
+ * one fill port then takes it, busy icache_fill_cycles per line (the wait
+ * for L2 does not hold the port), and the line is in icache_l1_latency
+ * after the port took it.  -1: out of memory. */
+static int fill(const struct arch *a, struct eng_icache *ic, struct eng_smsp *sp, size_t i,
+                uint32_t line, uint64_t q)
 {
-    struct eng_icache *ic = &sm->ic;
-    uint32_t *l0 = &ic->l0[(size_t)slot * ic->n0];
-    memset(l0, 0, ic->n0 * sizeof *l0);
-    w->fline = 0;
-    if (!w->ni || !w->ni->has_pc)
-        return;
-    uint32_t line = w->ni->pc >> ENG_ILINE_SHIFT;
-    w->fline = line + 1;
-    l0[line % ic->n0] = line + 1;
-    unsigned v, d;
-    if (mem_cache_find(&ic->l1, line, &v) < 0) {
-        long way = mem_cache_fill(&ic->l1, line, 1, 0, &d);
-        if (way >= 0)
-            ic->l1.fill[way] = 0;
-    }
-    (void)seen_before(ic, line); /* (out of memory: the next miss reports it) */
-}
-
-int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
-                      struct eng_warp *w, int slot, uint32_t line)
-{
-    struct eng_icache *ic = &sm->ic;
-    w->fline = line + 1;
-    uint32_t *t0 = &ic->l0[(size_t)slot * ic->n0 + line % ic->n0];
-    if (*t0 == line + 1)
-        return 0;
-    *t0 = line + 1;
-    /* `have`: the cycle the line is in the L1 — now on a hit (or when its
-     * fill, in flight, arrives), after icache_l2_latency on a miss
-     * (icache_dram_latency for the SM's first fetch of the line) */
-    uint64_t q = w->fetch_ready, have = q;
+    uint64_t have = q;
     unsigned v, d;
     long way = mem_cache_find(&ic->l1, line, &v);
     if (way >= 0) {
@@ -113,19 +94,69 @@ int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *
         int was = seen_before(ic, line);
         if (was < 0)
             return -1;
-        have = q + (uint64_t)(was ? a->icache_l2_latency : a->icache_dram_latency);
+        /* a line the SM never fetched in the kernel: the L1 still holds it
+         * from the launch before when the whole code fits (ncu replays each
+         * kernel, flushing L2 but not the SM's instruction cache), else it
+         * comes from DRAM */
+        if (was)
+            have = q + (uint64_t)a->icache_l2_latency;
+        else if (!ic->warm)
+            have = q + (uint64_t)a->icache_dram_latency;
         way = mem_cache_fill(&ic->l1, line, 1, 0, &d);
         if (way >= 0)
             ic->l1.fill[way] = have;
     }
-    /* one fill at a time per SMSP: its port moves the line from the L1 into
-     * the warp's L0 in icache_l1_latency cycles (the wait for L2 does not
-     * hold the port) */
     uint64_t start = have > sp->ifill_free ? have : sp->ifill_free;
-    sp->ifill_free = start + (uint64_t)a->icache_l1_latency;
-    w->fetch_ready = start + (uint64_t)a->icache_l1_latency;
-    w->branch = 0; /* the wait is for the line: no_instruction */
+    sp->ifill_free = start + (uint64_t)a->icache_fill_cycles;
+    ic->l0[i] = line + 1;
+    ic->r0[i] = start + (uint64_t)a->icache_l1_latency;
     return 0;
+}
+
+int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
+                      struct eng_warp *w, int slot, uint32_t line)
+{
+    struct eng_icache *ic = &sm->ic;
+    w->fline = line + 1;
+    size_t base = (size_t)slot * ic->n0;
+    size_t i = base + line % ic->n0;
+    if (ic->l0[i] != line + 1 && fill(a, ic, sp, i, line, w->fetch_ready) != 0)
+        return -1;
+    if (ic->r0[i] > w->fetch_ready) {
+        w->fetch_ready = ic->r0[i];
+        w->branch = 0; /* the wait is for the line: no_instruction */
+    }
+    /* the warp has the line at fetch_ready: its next line is asked for then
+     * (one line of sequential prefetch) */
+    size_t j = base + (line + 1) % ic->n0;
+    if (ic->l0[j] != line + 2 && fill(a, ic, sp, j, line + 1, w->fetch_ready) != 0)
+        return -1;
+    return 0;
+}
+
+int eng_fetch_ic_start(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
+                       struct eng_warp *w, int slot)
+{
+    struct eng_icache *ic = &sm->ic;
+    size_t base = (size_t)slot * ic->n0;
+    memset(&ic->l0[base], 0, ic->n0 * sizeof *ic->l0);
+    w->fline = 0;
+    if (!w->ni || !w->ni->has_pc)
+        return 0;
+    uint32_t line = w->ni->pc >> ENG_ILINE_SHIFT;
+    w->fline = line + 1;
+    ic->l0[base + line % ic->n0] = line + 1;
+    ic->r0[base + line % ic->n0] = 0;
+    unsigned v, d;
+    if (mem_cache_find(&ic->l1, line, &v) < 0) {
+        long way = mem_cache_fill(&ic->l1, line, 1, 0, &d);
+        if (way >= 0)
+            ic->l1.fill[way] = 0;
+    }
+    if (seen_before(ic, line) < 0)
+        return -1;
+    size_t j = base + (line + 1) % ic->n0; /* and the next line is asked for */
+    return fill(a, ic, sp, j, line + 1, w->fetch_ready);
 }
 
 int eng_fetch_cc_init(const struct arch *a, struct eng_ccache *cc)

@@ -24,11 +24,14 @@ enum { ENG_ILINE_SHIFT = 7 };
  * is off (icache_l0_bytes 0).  Tags are line + 1, 0 = empty. */
 struct eng_icache {
     uint32_t *l0;          /* [warp slots * n0]: each warp slot's direct-mapped L0  */
+    uint64_t *r0;          /* [warp slots * n0]: cycle each L0 line is (or will be) in */
     struct mem_cache l1;   /* the SM's L1 (LRU, ENG_FE_WAYS); a way's fill is the
                               cycle its line is (or will be) in the L1           */
     uint8_t *seen;         /* [nseen]: 1 for every line the SM fetched in the kernel */
-    uint32_t n0;           /* lines of each L0                                      */
+    uint32_t n0;           /* lines of each L0 (>= 2: a line and the next)          */
     uint32_t nseen;        /* entries of seen                                       */
+    int warm;              /* 1: the kernel's code fits the L1 (trace_kernel.code_bytes
+                              <= icache_l1_bytes): it starts there             */
 };
 
 /* Lines of the constant caches (docs/model.md "Front end": the
@@ -64,17 +67,21 @@ void eng_fetch_cc_read(const struct arch *a, struct eng_sm *sm, struct eng_warp 
 
 /* Allocate sm's instruction caches for `slots` warp slots (nothing when
  * the model is off); -1 when out of memory.  Freed by eng_fetch_ic_free. */
-int eng_fetch_ic_init(const struct arch *a, struct eng_icache *ic, int slots);
+int eng_fetch_ic_init(const struct arch *a, struct eng_icache *ic, int slots, uint64_t code_bytes);
 void eng_fetch_ic_free(struct eng_icache *ic);
 
-/* A warp started in `slot` and fetched its first instruction: its L0 is
- * emptied and then holds that instruction's line, which the warp's start
- * (fetch_latency, icache_cold) brought; the SM's L1 has it too. */
-void eng_fetch_ic_start(struct eng_sm *sm, struct eng_warp *w, int slot);
+/* A warp started in `slot` (on SMSP sp) and fetched its first instruction:
+ * its L0 is emptied and then holds that instruction's line, which the
+ * warp's start (fetch_latency, icache_cold) brought (the SM's L1 has it
+ * too), and the next line is asked for at w->fetch_ready.  -1: out of
+ * memory. */
+int eng_fetch_ic_start(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
+                       struct eng_warp *w, int slot);
 
 /* w's next instruction (w->ni, fetch_ready set as without caches) is on
  * `line`, another line than its last one (w->fline): if the warp's L0
- * lacks it the line is filled and fetch_ready moves to the fill's end
+ * lacks it (or has it in flight) fetch_ready moves to the fill's end, and
+ * once the warp has the line the next one is prefetched into its L0
  * (docs/model.md "Front end"); the caller checks ic.l0 and has_pc.  -1
  * when out of memory. */
 int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,

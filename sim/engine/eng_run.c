@@ -128,7 +128,8 @@ static int alloc_run(struct eng_run *r)
             return -1;
         if (mem_sm_init(&r->mcfg, &sm->mem) != 0)
             return -1;
-        if (eng_fetch_ic_init(a, &sm->ic, nslots) != 0 || eng_fetch_cc_init(a, &sm->cc) != 0)
+        if (eng_fetch_ic_init(a, &sm->ic, nslots, r->k->code_bytes) != 0 ||
+            eng_fetch_cc_init(a, &sm->cc) != 0)
             return -1;
         for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];

@@ -226,6 +226,8 @@ struct trace_kernel {
     void *impl;                  /* reader-owned data                            */
     const char *error;           /* after a failed warp_begin: the reader's one-line
                                     "file:line:col: message" (reader-owned), or NULL */
+    uint64_t code_bytes;         /* span of the instructions' addresses, last + 16 - first
+                                    (native traces with addresses; else 0)       */
     uint64_t unknown_insts;      /* warp-instructions read so far whose opcode is not
                                     in the SASS table (Accel-Sim reader; else 0)  */
     int mt_safe;                 /* 1: warp_begin/next/end may run concurrently on

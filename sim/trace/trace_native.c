@@ -1425,8 +1425,15 @@ static int finish_kernel(struct fctx *f, size_t at)
     struct tr_inst *in = &pg->insts[last->arg];
     last->flags |= NT_F_EXIT;
     in->kind = TR_K_EXIT;
-    for (uint32_t i = 0; i < pg->ninsts; i++)
+    uint32_t lo = UINT32_MAX, hi = 0; /* the code's address span */
+    for (uint32_t i = 0; i < pg->ninsts; i++) {
         tr_inst_seal(&pg->insts[i]);
+        if (pg->insts[i].has_pc) {
+            lo = pg->insts[i].pc < lo ? pg->insts[i].pc : lo;
+            hi = pg->insts[i].pc > hi ? pg->insts[i].pc : hi;
+        }
+    }
+    f->k->code_bytes = lo <= hi ? (uint64_t)(hi - lo) + 16 : 0;
     if (nt_prog_runs(pg))
         return ERR(f, 0, "out of memory");
     if (f->barriers_given && l->barriers == 0 && f->has_bar)
