@@ -126,12 +126,20 @@ int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *
         w->fetch_ready = ic->r0[i];
         w->branch = 0; /* the wait is for the line: no_instruction */
     }
-    /* the warp has the line at fetch_ready: its next line is asked for then
-     * (one line of sequential prefetch) */
-    size_t j = base + (line + 1) % ic->n0;
-    if (ic->l0[j] != line + 2 && fill(a, ic, sp, j, line + 1, w->fetch_ready) != 0)
-        return -1;
+    w->fnew = 1;
     return 0;
+}
+
+int eng_fetch_ic_next(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
+                      struct eng_warp *w, int slot, uint64_t t)
+{
+    struct eng_icache *ic = &sm->ic;
+    w->fnew = 0;
+    uint32_t line = w->fline; /* (the issued instruction's line + 1: the next line) */
+    size_t j = (size_t)slot * ic->n0 + line % ic->n0;
+    if (ic->l0[j] == line + 1)
+        return 0;
+    return fill(a, ic, sp, j, line, t);
 }
 
 int eng_fetch_ic_start(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
@@ -153,10 +161,8 @@ int eng_fetch_ic_start(const struct arch *a, struct eng_sm *sm, struct eng_smsp 
         if (way >= 0)
             ic->l1.fill[way] = 0;
     }
-    if (seen_before(ic, line) < 0)
-        return -1;
-    size_t j = base + (line + 1) % ic->n0; /* and the next line is asked for */
-    return fill(a, ic, sp, j, line + 1, w->fetch_ready);
+    w->fnew = 1;
+    return seen_before(ic, line) < 0 ? -1 : 0;
 }
 
 int eng_fetch_cc_init(const struct arch *a, struct eng_ccache *cc)

@@ -65,6 +65,13 @@ void eng_fetch_cc_free(struct eng_ccache *cc);
  * constant is in (ncu 'imc_miss' until then). */
 void eng_fetch_cc_read(const struct arch *a, struct eng_sm *sm, struct eng_warp *w);
 
+/* w issued the first instruction of its line (w->fnew) at t: the line after
+ * it is asked for into w's L0 (one line of sequential prefetch, in issue
+ * order so that the SMSP's fill port serves requests as they come).  -1:
+ * out of memory. */
+int eng_fetch_ic_next(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
+                      struct eng_warp *w, int slot, uint64_t t);
+
 /* Allocate sm's instruction caches for `slots` warp slots (nothing when
  * the model is off); -1 when out of memory.  Freed by eng_fetch_ic_free. */
 int eng_fetch_ic_init(const struct arch *a, struct eng_icache *ic, int slots, uint64_t code_bytes);
@@ -73,15 +80,13 @@ void eng_fetch_ic_free(struct eng_icache *ic);
 /* A warp started in `slot` (on SMSP sp) and fetched its first instruction:
  * its L0 is emptied and then holds that instruction's line, which the
  * warp's start (fetch_latency, icache_cold) brought (the SM's L1 has it
- * too), and the next line is asked for at w->fetch_ready.  -1: out of
- * memory. */
+ * too).  -1: out of memory. */
 int eng_fetch_ic_start(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,
                        struct eng_warp *w, int slot);
 
 /* w's next instruction (w->ni, fetch_ready set as without caches) is on
  * `line`, another line than its last one (w->fline): if the warp's L0
- * lacks it (or has it in flight) fetch_ready moves to the fill's end, and
- * once the warp has the line the next one is prefetched into its L0
+ * lacks it (or has it in flight) fetch_ready moves to the fill's end
  * (docs/model.md "Front end"); the caller checks ic.l0 and has_pc.  -1
  * when out of memory. */
 int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *sp,

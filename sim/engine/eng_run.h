@@ -60,6 +60,8 @@ struct eng_warp {
     uint16_t wib;          /* warp index within its block                           */
     uint32_t block;        /* linear block index                                    */
     uint32_t fline;        /* instruction-cache line of ni + 1 (0: none; icache_*)  */
+    uint8_t fnew;          /* ni is the first of its line: its issue asks for the
+                              next line (icache_*)                                */
     uint64_t age;          /* launch order (GTO's "oldest"): block * wpb + warp     */
     uint64_t launch;       /* cycle the warp became resident                        */
     uint64_t cmiss_until;  /* ni's constant operand is in the constant cache from this

@@ -373,6 +373,8 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     const struct arch_pipe_cfg *pc =
         eng_pipe_issue(a, &sp->pipes, r->fma_split, w->pipe, in->fma_path, t);
     sm->acc.thread_inst += (uint64_t)tr_lanes(w->dyn.active_mask);
+    if (__builtin_expect(w->fnew, 0) && eng_fetch_ic_next(a, sm, sp, w, slot, t) != 0)
+        eng_error(r, smi, t, "out of memory");
 
     int branch = 0;
     switch (in->kind) {
