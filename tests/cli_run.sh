@@ -136,7 +136,7 @@ for k in d["kernels"]:
     assert list(k) == ["index", "name", "grid", "block", "metrics"], list(k)
     m = k["metrics"]
     stalls = [v for n, v in m.items() if n.startswith("smsp__average_warps_issue_stalled_")]
-    assert len(stalls) == 14, len(stalls)
+    assert len(stalls) == 15, len(stalls)
     lat = m["smsp__average_warp_latency_per_inst_issued.ratio"]
     assert lat > 0
     assert abs(sum(stalls) - lat) <= 1e-9 * lat, (sum(stalls), lat)

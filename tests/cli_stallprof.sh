@@ -26,11 +26,11 @@ C=configs/h100.yaml
 #      [150,199): selected 7 (152..164, 165, 197, 198), wait 11, long_sb 31
 expect_ok --config $C tests/data/trace/stallprof.trace --stall-profile 50 --stall-csv "$TMP/one.csv"
 cat >"$TMP/one.want" <<'EOF'
-kernel,cycle_from,cycle_to,selected,not_selected,wait,long_scoreboard,short_scoreboard,math_pipe_throttle,mio_throttle,lg_throttle,barrier,membar,branch_resolving,no_instruction,dispatch_stall,drain
-0,0,50,11,0,31,0,0,0,0,0,0,0,0,8,0,0
-0,50,100,12,0,38,0,0,0,0,0,0,0,0,0,0,0
-0,100,150,13,0,37,0,0,0,0,0,0,0,0,0,0,0
-0,150,199,7,0,11,31,0,0,0,0,0,0,0,0,0,0
+kernel,cycle_from,cycle_to,selected,not_selected,wait,long_scoreboard,short_scoreboard,math_pipe_throttle,mio_throttle,lg_throttle,barrier,membar,branch_resolving,no_instruction,dispatch_stall,drain,imc_miss
+0,0,50,11,0,31,0,0,0,0,0,0,0,0,8,0,0,0
+0,50,100,12,0,38,0,0,0,0,0,0,0,0,0,0,0,0
+0,100,150,13,0,37,0,0,0,0,0,0,0,0,0,0,0,0
+0,150,199,7,0,11,31,0,0,0,0,0,0,0,0,0,0,0
 EOF
 cmp -s <(noprov "$TMP/one.csv") "$TMP/one.want" || fail "one-warp bins: $(diff "$TMP/one.want" <(noprov "$TMP/one.csv"))"
 
@@ -46,7 +46,7 @@ rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("# "
 tl = json.load(open(sys.argv[2]))
 rep = json.load(open(sys.argv[3]))["kernels"][0]["metrics"]
 states = list(rows[0].keys())[3:]
-assert len(states) == 14, states
+assert len(states) == 15, states
 # residency per warp track from the timeline: [first start, last end)
 tracks = {}
 for e in tl["traceEvents"]:

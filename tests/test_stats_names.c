@@ -16,7 +16,7 @@ static void test_names(void **state)
     static const char *const want[WS_COUNT] = {
         "selected", "not_selected", "wait", "long_scoreboard", "short_scoreboard",
         "math_pipe_throttle", "mio_throttle", "lg_throttle", "barrier", "membar",
-        "branch_resolving", "no_instruction", "dispatch_stall", "drain"
+        "branch_resolving", "no_instruction", "dispatch_stall", "drain", "imc_miss"
     };
     for (int i = 0; i < WS_COUNT; i++)
         assert_string_equal(stats_state_name(i), want[i]);

@@ -95,6 +95,26 @@ struct arch {
     double sm_block_cycles;    /* scheduler.sm_block_cycles: an SM's launch cost per block */
     int icache_cold;           /* scheduler.icache_cold: extra cycles of an SM's first
                                   instruction fetch of the kernel                 */
+    int icache_l0_bytes;       /* scheduler.icache_l0_bytes: a warp's own instruction
+                                  cache (128-byte lines); 0 = no instruction caches */
+    int icache_l1_bytes;       /* scheduler.icache_l1_bytes: the SM's L1 instruction cache */
+    int icache_l1_latency;     /* scheduler.icache_l1_latency: cycles of an L0 fill from
+                                  the L1 (from the port taking it)                */
+    int icache_fill_cycles;    /* scheduler.icache_fill_cycles: an SMSP's fill port is
+                                  busy this long per line                         */
+    int icache_l2_latency;     /* scheduler.icache_l2_latency: more cycles when the L1
+                                  misses a line the SM fetched before             */
+    int icache_dram_latency;   /* scheduler.icache_dram_latency: more cycles when the L1
+                                  misses a line the SM never fetched in the kernel */
+    int const_l0_bytes;        /* scheduler.const_l0_bytes: the SM's immediate constant
+                                  cache (64-byte lines); 0 = no constant caches   */
+    int const_l0_latency;      /* scheduler.const_l0_latency: cycles of a miss served by
+                                  the second-level constant cache                 */
+    int const_l1_bytes;        /* scheduler.const_l1_bytes: the second level (256-byte lines) */
+    int const_l2_latency;      /* scheduler.const_l2_latency: more cycles when the second
+                                  level misses a line the SM read before          */
+    int const_dram_latency;    /* scheduler.const_dram_latency: more cycles when it misses a
+                                  line the SM never read in the kernel            */
     double sm_warp_cycles;     /* scheduler.sm_warp_cycles: an SM's launch cost per warp of
                                   the block                                       */
     int warp_release;          /* scheduler.warp_release: cycles an exited warp still holds

@@ -118,6 +118,41 @@ static const struct arch_key keys[] = {
     KI("scheduler.icache_cold", icache_cold, 0, 100000, "0", "cycles",
        "an SM's first instruction fetch of a kernel takes this much longer (the "
        "instruction cache starts empty); warps that start before it arrives wait for it"),
+    KI("scheduler.icache_l0_bytes", icache_l0_bytes, 0, 1 << 24, "0", "bytes",
+       "each warp's own instruction cache (L0), direct-mapped by 128-byte line; a warp "
+       "that moves to a line not in it waits for a fill (ncu 'no_instruction').  0 = no "
+       "instruction caches (only fetch_latency, branch_latency, icache_cold)"),
+    KI("scheduler.icache_l1_bytes", icache_l1_bytes, 0, 1 << 26, "0", "bytes",
+       "the SM's L1 instruction cache, direct-mapped by 128-byte line, behind the warps' L0s "
+       "(0 = none: every L0 miss goes to L2); with icache_l0_bytes > 0 only"),
+    KI("scheduler.icache_l1_latency", icache_l1_latency, 0, 100000, "0", "cycles",
+       "an L0 miss that the L1 serves: cycles from the SMSP's fill port taking the line until "
+       "it is in the warp's L0.  A warp asks for the next line when it has one (one line of "
+       "sequential prefetch)"),
+    KI("scheduler.icache_fill_cycles", icache_fill_cycles, 0, 100000, "0", "cycles",
+       "each SMSP has one L0 fill port, busy this long per line it takes (demand or prefetch)"),
+    KI("scheduler.icache_l2_latency", icache_l2_latency, 0, 100000, "0", "cycles",
+       "an L1 instruction-cache miss of a line the SM fetched before in the kernel: this "
+       "many more cycles (the port is not held for them)"),
+    KI("scheduler.icache_dram_latency", icache_dram_latency, 0, 100000, "0", "cycles",
+       "an L1 instruction-cache miss of a line the SM never fetched in the kernel (the "
+       "kernel's code starts in DRAM, as after ncu's cache flush): this many more cycles "
+       "instead of icache_l2_latency"),
+    KI("scheduler.const_l0_bytes", const_l0_bytes, 0, 1 << 24, "0", "bytes",
+       "the SM's immediate constant cache, direct-mapped by 64-byte line: an instruction "
+       "with a c[bank][offset] source (ULDC, FFMA c[..], ...; not LDC) whose line it lacks "
+       "waits before it may issue (ncu 'imc_miss').  0 = no constant caches"),
+    KI("scheduler.const_l0_latency", const_l0_latency, 0, 100000, "0", "cycles",
+       "an immediate-constant miss that the second-level constant cache serves"),
+    KI("scheduler.const_l1_bytes", const_l1_bytes, 0, 1 << 24, "0", "bytes",
+       "the SM's second-level constant cache, direct-mapped by 256-byte line (0 = none: every "
+       "immediate-constant miss goes on to L2); with const_l0_bytes > 0 only"),
+    KI("scheduler.const_l2_latency", const_l2_latency, 0, 100000, "0", "cycles",
+       "a second-level constant miss of a line the SM read before in the kernel: this many "
+       "more cycles"),
+    KI("scheduler.const_dram_latency", const_dram_latency, 0, 100000, "0", "cycles",
+       "a second-level constant miss of a line the SM never read in the kernel: this many "
+       "more cycles instead of const_l2_latency"),
     KD("scheduler.sm_warp_cycles", sm_warp_cycles, 0, 100000, "0", "cycles",
        "an SM's start cost per warp of a block: warp i of a block becomes resident "
        "i x this after the block's start, and the SM's next block start waits for it"),

@@ -80,6 +80,8 @@ static void free_run(struct eng_run *r)
             free(sm->mark);
             free(sm->copies);
             free(sm->dc);
+            eng_fetch_ic_free(&sm->ic);
+            eng_fetch_cc_free(&sm->cc);
             free(sm->due);
             free(sm->req);
             free(sm->fr);
@@ -125,6 +127,9 @@ static int alloc_run(struct eng_run *r)
         if (!sm->fr || !sm->unres)
             return -1;
         if (mem_sm_init(&r->mcfg, &sm->mem) != 0)
+            return -1;
+        if (eng_fetch_ic_init(a, &sm->ic, nslots, r->k->code_bytes) != 0 ||
+            eng_fetch_cc_init(a, &sm->cc) != 0)
             return -1;
         for (int s = 0; s < sub; s++) {
             struct eng_smsp *sp = &sm->sp[s];

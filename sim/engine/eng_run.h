@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "engine/engine.h"
 #include "engine/eng_pipe.h"
+#include "engine/eng_fetch.h"
 #include "engine/eng_sb.h"
 #include "mem/mem.h"
 #include "occ/occ.h"
@@ -60,8 +61,13 @@ struct eng_warp {
     uint16_t npend_drain;  /* of those, the ones drain waits for (not stores)       */
     uint16_t wib;          /* warp index within its block                           */
     uint32_t block;        /* linear block index                                    */
+    uint32_t fline;        /* instruction-cache line of ni + 1 (0: none; icache_*)  */
+    uint8_t fnew;          /* ni is the first of its line: its issue asks for the
+                              next line (icache_*)                                */
     uint64_t age;          /* launch order (GTO's "oldest"): block * wpb + warp     */
     uint64_t launch;       /* cycle the warp became resident                        */
+    uint64_t cmiss_until;  /* ni's constant operand is in the constant cache from this
+                              cycle (imc_miss before; scheduler.const_*)          */
     uint64_t eval_t;       /* cycle of the unresolved evaluation                    */
     struct tr_dyn dyn;     /* dynamic data of ni                                    */
     uint8_t bslot;         /* block slot on the SM                                  */
@@ -84,6 +90,8 @@ struct eng_smsp {
     int nslots;            /* local slots of this SMSP (entries of until[])         */
     int hi;                /* local slots >= hi hold no warp (scan bound)           */
     int last;              /* local slot of the last issued warp, -1 none           */
+    uint64_t ifill_free;   /* the L0 fill port takes the next fill from this cycle
+                              (scheduler.icache_l1_latency)                       */
     uint64_t rf_free;      /* the register-read stage takes the next instruction from
                               this cycle (bank-conflict bubbles: dispatch_stall)  */
     uint16_t rfc_slot[2][3]; /* register-file cache, [bank][operand slot]: warp slot
@@ -151,6 +159,8 @@ struct eng_sm {
     uint64_t code_at;      /* cycle the kernel's code is in the SM's instruction
                               cache (ENG_NEVER: no warp has fetched yet)          */
     struct mem_sm mem;     /* the SM's memory units (SM-local memory stage)          */
+    struct eng_icache ic;  /* instruction caches (zero while scheduler.icache_* off) */
+    struct eng_ccache cc;  /* constant caches (zero while scheduler.const_* off)     */
     struct eng_bslot *bs;  /* [bps]                                                 */
     struct eng_warp *w;    /* [bps * wpb], slot s lives on SMSP s % subpartitions   */
     struct eng_smsp *sp;   /* [subpartitions]                                       */

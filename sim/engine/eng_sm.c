@@ -72,6 +72,11 @@ static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, ui
         *until = w->fetch_ready;
         return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
     }
+    if (t < w->cmiss_until) {
+        /* its constant operand is not in the constant cache yet */
+        *until = w->cmiss_until;
+        return WS_IMC_MISS;
+    }
     const struct tr_inst *in = w->ni;
     int st;
     if (in->ctl) {
@@ -376,6 +381,8 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     const struct arch_pipe_cfg *pc =
         eng_pipe_issue(a, &sp->pipes, r->fma_split, w->pipe, in->fma_path, t);
     sm->acc.thread_inst += (uint64_t)tr_lanes(w->dyn.active_mask);
+    if (__builtin_expect(w->fnew, 0) && eng_fetch_ic_next(a, sm, sp, w, slot, t) != 0)
+        eng_error(r, smi, t, "out of memory");
 
     int branch = 0;
     switch (in->kind) {
@@ -426,6 +433,11 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     }
     w->branch = (uint8_t)branch;
     w->fetch_ready = eng_fetch_after(a, t, branch);
+    if (sm->ic.l0 && w->ni->has_pc && (w->ni->pc >> ENG_ILINE_SHIFT) + 1 != w->fline &&
+        eng_fetch_ic_line(a, sm, sp, w, slot, w->ni->pc >> ENG_ILINE_SHIFT) != 0)
+        eng_error(r, smi, t, "out of memory");
+    if (sm->cc.on && w->ni->has_c && w->ni->kind != TR_K_LOAD)
+        eng_fetch_cc_read(a, sm, w);
 }
 
 static void retire(struct eng_run *r, int smi, int s, int ls, uint64_t t)

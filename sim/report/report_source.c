@@ -46,7 +46,7 @@ static const struct {
 } src_cols[] = {
     { "stall_barrier", WS_BARRIER },          { "stall_branch_resolving", WS_BRANCH_RESOLVING },
     { "stall_dispatch", WS_DISPATCH_STALL },  { "stall_drain", WS_DRAIN },
-    { "stall_imc", -1 },                      { "stall_lg", WS_LG_THROTTLE },
+    { "stall_imc", WS_IMC_MISS },             { "stall_lg", WS_LG_THROTTLE },
     { "stall_long_sb", WS_LONG_SCOREBOARD },  { "stall_math", WS_MATH_PIPE_THROTTLE },
     { "stall_membar", WS_MEMBAR },            { "stall_mio", WS_MIO_THROTTLE },
     { "stall_misc", -1 },                     { "stall_no_inst", WS_NO_INSTRUCTION },

@@ -148,7 +148,8 @@ static void xml_text(FILE *f, const char *s)
  * front end in greys. */
 static const char *const sp_colour[WS_COUNT] = {
     "#1a9850", "#91cf60", "#c6dbef", "#2166ac", "#6baed6", "#fdae61", "#f46d43",
-    "#d73027", "#762a83", "#c2a5cf", "#969696", "#525252", "#fee08b", "#000000"
+    "#d73027", "#762a83", "#c2a5cf", "#969696", "#525252", "#fee08b", "#000000",
+    "#bdbdbd"
 };
 
 /* A round step of about span/5 for axis ticks: 1, 2 or 5 x 10^k. */

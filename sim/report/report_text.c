@@ -63,6 +63,7 @@ static const struct label labels[] = {
     STALL("no_instruction", "Stall No Instruction"),
     STALL("dispatch_stall", "Stall Dispatch Stall"),
     STALL("drain", "Stall Drain"),
+    STALL("imc_miss", "Stall IMC Miss"),
     { "smsp__thread_inst_executed_per_inst_executed.ratio", WARP, "Avg. Active Threads Per Warp" },
     { "sm__cycles_elapsed.avg", THRU, "Elapsed Cycles" },
     { "sm__cycles_active.avg", THRU, "SM Active Cycles" },

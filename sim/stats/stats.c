@@ -53,6 +53,7 @@ static const char *const state_names[WS_COUNT] = {
     [WS_NO_INSTRUCTION] = "no_instruction",
     [WS_DISPATCH_STALL] = "dispatch_stall",
     [WS_DRAIN] = "drain",
+    [WS_IMC_MISS] = "imc_miss",
 };
 
 /* Grid letters (docs/pictures.md): upper case for the states a user looks
@@ -73,6 +74,7 @@ static const char state_letters[WS_COUNT] = {
     [WS_NO_INSTRUCTION] = 'n',
     [WS_DISPATCH_STALL] = 'd',
     [WS_DRAIN] = 'D',
+    [WS_IMC_MISS] = 'c',
 };
 
 const char *stats_state_name(int ws)

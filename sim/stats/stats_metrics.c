@@ -35,6 +35,7 @@ static const char *const stall_names[WS_COUNT] = {
     [WS_NO_INSTRUCTION] = "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio",
     [WS_DISPATCH_STALL] = "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio",
     [WS_DRAIN] = "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio",
+    [WS_IMC_MISS] = "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio",
 };
 
 /* Sums over all units of one kernel. */

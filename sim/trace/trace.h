@@ -112,6 +112,10 @@ struct tr_inst {
     uint32_t pc;           /* with has_pc: byte address in the kernel's code (native:
                               the address comment "/ *0250* /" that starts its line;
                               Accel-Sim: the line's PC), the key of per-PC counters */
+    uint16_t coff;         /* with has_c: byte offset of the c[bank][offset] operand */
+    uint8_t cbank;         /* with has_c: its constant bank                          */
+    uint8_t has_c;         /* 1: a source operand is c[bank][offset] with an immediate
+                              offset (native traces; the constant caches' key)    */
 };
 
 /* Dependence counters per warp (SB0..SB5) and the "no counter" value of the
@@ -222,6 +226,8 @@ struct trace_kernel {
     void *impl;                  /* reader-owned data                            */
     const char *error;           /* after a failed warp_begin: the reader's one-line
                                     "file:line:col: message" (reader-owned), or NULL */
+    uint64_t code_bytes;         /* span of the instructions' addresses, last + 16 - first
+                                    (native traces with addresses; else 0)       */
     uint64_t unknown_insts;      /* warp-instructions read so far whose opcode is not
                                     in the SASS table (Accel-Sim reader; else 0)  */
     int mt_safe;                 /* 1: warp_begin/next/end may run concurrently on

@@ -771,6 +771,33 @@ static void note_slot(struct tr_inst *in, int k, const char *tok, size_t n)
         in->opr[k] = (uint8_t)(r - TR_REG_R);
 }
 
+/* A source operand c[BANK][OFFSET] (both hexadecimal or decimal numbers,
+ * optionally negated or absolute, e.g. -c[0x3][0x200]) gives the
+ * instruction its constant address: the constant caches' key (docs/model.md
+ * "Front end").  An indexed offset (c[0x0][R2+0x10], LDC's) is no key. */
+static void note_const(struct tr_inst *in, const char *tok, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (tok[i] == '-' || tok[i] == '|' || tok[i] == '!' || tok[i] == '~'))
+        i++;
+    if (in->has_c || i + 2 > n || tok[i] != 'c' || tok[i + 1] != '[')
+        return;
+    char buf[64];
+    size_t len = n - i < sizeof buf - 1 ? n - i : sizeof buf - 1;
+    memcpy(buf, tok + i, len);
+    buf[len] = '\0';
+    size_t q = 2;
+    uint64_t bank, off;
+    if (tr_parse_number(buf, &q, &bank) || buf[q] != ']' || buf[q + 1] != '[')
+        return;
+    q += 2;
+    if (tr_parse_number(buf, &q, &off) || buf[q] != ']' || bank > 255 || off > 65535)
+        return;
+    in->has_c = 1;
+    in->cbank = (uint8_t)bank;
+    in->coff = (uint16_t)off;
+}
+
 /* DEPBAR.LE SBx, N: the warp waits until dependence counter x is at most N
  * (modern-sm-core.md §1).  s[p...] is the operand text. */
 static int parse_depbar(struct fctx *f, struct tr_inst *in, const char *s, size_t p)
@@ -906,6 +933,7 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
             if (operand_sources(f, &in, t, tn, tat))
                 return -1;
             note_slot(&in, nslot++, t, tn);
+            note_const(&in, t, tn);
         }
         p = skip_ws(s, tat + tn);
         if (s[p] == ';')
@@ -1397,8 +1425,15 @@ static int finish_kernel(struct fctx *f, size_t at)
     struct tr_inst *in = &pg->insts[last->arg];
     last->flags |= NT_F_EXIT;
     in->kind = TR_K_EXIT;
-    for (uint32_t i = 0; i < pg->ninsts; i++)
+    uint32_t lo = UINT32_MAX, hi = 0; /* the code's address span */
+    for (uint32_t i = 0; i < pg->ninsts; i++) {
         tr_inst_seal(&pg->insts[i]);
+        if (pg->insts[i].has_pc) {
+            lo = pg->insts[i].pc < lo ? pg->insts[i].pc : lo;
+            hi = pg->insts[i].pc > hi ? pg->insts[i].pc : hi;
+        }
+    }
+    f->k->code_bytes = lo <= hi ? (uint64_t)(hi - lo) + 16 : 0;
     if (nt_prog_runs(pg))
         return ERR(f, 0, "out of memory");
     if (f->barriers_given && l->barriers == 0 && f->has_bar)
