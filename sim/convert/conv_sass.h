@@ -65,6 +65,9 @@ struct conv_sass_result {
     char sass_path[256];      /* for messages                                    */
     char annot_path[256];     /* for messages ("" = none)                        */
     char counts_path[256];    /* for messages ("" = none)                        */
+    char *notes;              /* what was inferred from the counts (trips, branches
+                                 always taken, EXITs every warp takes, code off the
+                                 path), one line each, for stderr; NULL = nothing */
 };
 
 /* Convert.  Returns 0 with *r filled (free with conv_sass_result_free), or -1
