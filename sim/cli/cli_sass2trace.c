@@ -351,8 +351,8 @@ int cli_sass2trace(int argc, char **argv)
         const char *const ins1[][2] = { { "ncu report", ncu } };
         const char *const outs1[][2] = { { "-o", out } };
         if (cli_check_outputs(outs1, 1, ins1, 1) ||
-            launch_from_ncu(ncu, ncu_id, ncu_kernel, &o, have_grid, have_block, have_regs, have_ss, have_sd,
-                            notes, sizeof notes))
+            launch_from_ncu(ncu, ncu_id, ncu_kernel, &o, have_grid, have_block, have_regs,
+                            have_ss, have_sd, notes, sizeof notes))
             goto done;
         have_grid = have_block = have_regs = have_ss = have_sd = 1;
     }

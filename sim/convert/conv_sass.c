@@ -1692,7 +1692,8 @@ static int emit(struct ctx *c)
     put(c, "}\n");
     if (c->ntaken)
         note(c, "%d forward branch%s always taken (counts: the code skipped executes 0 times): "
-             "%s%s", c->ntaken, c->ntaken == 1 ? "" : "es", c->taken, c->ntaken > 16 ? ", ..." : "");
+             "%s%s", c->ntaken, c->ntaken == 1 ? "" : "es", c->taken,
+             c->ntaken > 16 ? ", ..." : "");
     for (int k = 0; k < o->ntrips; k++)
         if (!c->trip_used[k])
             return uerr(c, "--trip 0x%" PRIx32 ": no loop closes there (give the address of a "
