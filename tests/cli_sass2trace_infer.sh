@@ -7,7 +7,8 @@
 # And a real kernel nobody here wrote: PyTorch's softmax_warp_forward from the
 # H200 tracer run (validate/data/h200/tracer-2026-12-02/torch_softmax), converted
 # with its SourceCounters export and raw page and no other option, executes
-# exactly ncu's smsp__inst_executed.sum.
+# exactly ncu's smsp__inst_executed.sum.  Long mangled names (CUB's, 228
+# characters) are kept whole.
 # tests/data/sass/exitall.sass (hand-written, cuobjdump layout; counts in
 # exitall.csv for 2 blocks x 4 warps): 0x30 @P0 BRA over 4 instructions never
 # executed, a 4-trip loop 0x80..0xb0, 0xd0 @P2 EXIT executed by all 8 warps with
@@ -73,5 +74,16 @@ if command -v xz >/dev/null; then
 else
     echo "cli_sass2trace_infer: SKIP part 3 (no xz to unpack the committed softmax listing)"
 fi
+# 4. Library kernels have long mangled names: CuPy's CUB reduction (tracer data,
+#    cupy_sum) is 228 characters; the listing's name goes into the trace whole
+#    and the native reader takes it back (names up to 511 characters).
+LONG=_ZN3cub43CUB_300102_SM_750_800_860_890_900_1000_12006detail6reduce18DeviceReduceKernelINS2_10policy_hubIfjN4cuda3std3__44plusIvEEE10Policy1000EPfjS9_fNS7_8identityEEEvT0_PT3_T1_NS0_13GridEvenShareISH_EET2_T4_
+sed "s/_Z7exitallPfii/$LONG/" $D/exitall.sass >"$TMP/long.sass"
+run sass2trace --sass "$TMP/long.sass" --kernel DeviceReduceKernel --counts $D/exitall.csv "${L[@]}" \
+    --expect-insts 176 -o "$TMP/long.trace"
+[ "$rc" -eq 0 ] || fail "long name: $(cat "$TMP/err")"
+grep -q "^kernel $LONG grid=(2,1,1) " "$TMP/long.trace" || fail "long name not in the header"
+run --config configs/h200.yaml "$TMP/long.trace" --format json
+grep -q "\"name\": \"$LONG\"" "$TMP/out" || fail "long name not in the report: $(head -c 300 "$TMP/err")"
 if [ "$fails" -ne 0 ]; then echo "$fails failed"; exit 1; fi
 echo "cli_sass2trace_infer: all passed"

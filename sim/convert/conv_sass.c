@@ -86,7 +86,7 @@ struct ctx {
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
-    char fname[128];                /* function name                            */
+    char fname[512];                /* function name                            */
     uint32_t fline;                 /* line of its "Function :" header          */
     struct node *nd;                /* region tree, nd[0] = root                */
     int nnd, ndcap;

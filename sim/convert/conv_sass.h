@@ -56,7 +56,7 @@ struct conv_sass_line_src {
 struct conv_sass_result {
     char *text;               /* the native trace (malloc'd, NUL-terminated)     */
     size_t len;               /* bytes in text                                   */
-    char name[128];           /* the function converted (mangled name)           */
+    char name[512];           /* the function converted (mangled name)           */
     uint64_t counts_total;    /* sum of the counts CSV's executed column, 0 = none */
     uint64_t counts_warps;    /* warps of the profiled launch (count of the first
                                  instruction), 0 without counts                 */
