@@ -55,7 +55,7 @@ fi
 
 # --- bad input ---------------------------------------------------------------------------
 expect_err "^smsim: $CSV: 2 launches: choose one with --ncu-id ID" "${BASE[@]}"
-expect_err "^smsim: --ncu-id 7: $CSV has no row with ID 7 \(2 rows\)" "${BASE[@]}" --ncu-id 7
+expect_err "^smsim: $CSV: no launch with ID 7 \(2 launches: IDs 0-1 'tiny_ilp1'\)$" "${BASE[@]}" --ncu-id 7
 expect_err "^smsim: missing --ncu REPORT.csv" compare --config configs/h200.yaml "$TR"
 expect_err "^smsim: missing --config CFG.yaml" compare --ncu "$CSV" "$TR"
 expect_err "^smsim: missing TRACE file" compare --ncu "$CSV" --config configs/h200.yaml

@@ -46,6 +46,7 @@
 #include <cmocka.h>
 
 #include "convert/conv_events.h"
+#include "convert/conv_sass.h"
 #include "convert/conv_smev.h"
 #include "trace/trace.h"
 
@@ -654,6 +655,69 @@ static void roundtrip(const char *trace, uint32_t nblocks, int use_counts, const
     free(olen);
 }
 
+/* The listing reader (conv_sass_listing_read, sass2trace's parser): its path
+ * is the branches' alone, counts or not (code the counts show executing 0
+ * times stays reachable: the recording says where each warp went); a CALL
+ * continues after itself (callee not followed) and is an error only without
+ * calls_skipped; a reachable RET is an error.  offpath.sass: 0x0030 @P0 BRA
+ * 0x80 over 0x40..0x70 with the CALL.REL.NOINC 0x130 at 0x0060, the callee
+ * 0x130..0x140 (RET) after the last EXIT; offpath.csv counts 0x40..0x70 0
+ * times.  Mutation checks: the reader's walk pruned by the counts (.whole =
+ * 0 in conv_sass_listing_read) fails the 0x0040 reach assertion with the
+ * counts; a CALL not continuing after itself (succ_of) fails the 0x0070 one
+ * (and cli_sass2trace_infer, cli_sass2trace_offpath). */
+static void test_listing_path(void **state)
+{
+    (void)state;
+    const char *sass = "tests/data/sass/offpath.sass";
+    char err[TRACE_ERR_MAX];
+    struct conv_sass_listing l;
+    struct conv_sass_opts so;
+    memset(&so, 0, sizeof so);
+    so.sass_path = sass;
+    so.kernel_name = "_Z7offpathPfii";
+    so.calls_skipped = 1;
+    for (int counted = 0; counted <= 1; counted++) {
+        so.counts_path = counted ? "tests/data/sass/offpath.csv" : NULL;
+        assert_int_equal(conv_sass_listing_read(&so, &l, err), 0);
+        assert_true(l.n >= 0x17);
+        assert_int_equal(l.in[0x6].flow, CONV_SASS_CALL);
+        assert_int_equal(l.in[0x4].reach, 1);
+        assert_int_equal(l.in[0x6].reach, 1);
+        assert_int_equal(l.in[0x7].reach, 1);
+        assert_int_equal(l.in[0x13].reach, 0); /* the callee */
+        assert_int_equal(l.in[0x14].reach, 0); /* its RET */
+        assert_int_equal(l.in[0x15].reach, 0); /* the BRA to itself */
+        uint32_t s[2];
+        assert_int_equal(conv_sass_succ(&l, 0x6, s), 1);
+        assert_int_equal(s[0], 0x7);
+        assert_int_equal(conv_sass_succ(&l, 0x14, s), 0);
+        assert_int_equal(l.in[0x6].count, counted ? 0 : -1);
+        assert_int_equal(l.warps, counted ? 8 : 0);
+        conv_sass_listing_free(&l);
+    }
+    so.counts_path = NULL;
+    so.calls_skipped = 0;
+    assert_int_equal(conv_sass_listing_read(&so, &l, err), -1);
+    assert_string_equal(err, "tests/data/sass/offpath.sass:24:38: unsupported control flow "
+                             "'CALL.REL.NOINC' at 0x0060 (calls, returns and indirect jumps are "
+                             "not converted)");
+    char path[128];
+    snprintf(path, sizeof path, "%s/ret.sass", dir);
+    static const char ret_sass[] =
+        "\tcode for sm_90\n"
+        "\t\tFunction : _Z3retv\n"
+        "        /*0000*/                    S2R R0, SR_TID.X ;\n"
+        "        /*0010*/                    RET.REL.NODEC R20 0x0 ;\n"
+        "        /*0020*/                    EXIT ;\n";
+    write_file(path, (const unsigned char *)ret_sass, sizeof ret_sass - 1);
+    so.sass_path = path;
+    so.kernel_name = "_Z3retv";
+    so.calls_skipped = 1;
+    assert_int_equal(conv_sass_listing_read(&so, &l, err), -1);
+    assert_non_null(strstr(err, ":4:37: unsupported control flow 'RET.REL.NODEC' at 0x0010 "));
+}
+
 static void test_roundtrip_validation(void **state)
 {
     (void)state;
@@ -699,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_partial_exit),
         cmocka_unit_test(test_sampled),
         cmocka_unit_test(test_roundtrip_validation),
+        cmocka_unit_test(test_listing_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,7 +10,7 @@
 # filtered by its "Kernel Name", kname_of)
 # it converts the kernel's SASS (build/*.sass) into OUTDIR/NAME/b<res>.trace
 # with the launch exactly as ncu recorded it (grid, block, registers, static and
-# dynamic shared memory, barriers), and checks that the trace executes ncu's
+# dynamic shared memory, barriers: sass2trace --ncu reads them from the row), and checks that the trace executes ncu's
 # smsp__inst_executed.sum warp-instructions (within 0.5 %), else fails.  Trip
 # counts come from ncu's per-instruction counts (source/NAME-b4.sass.csv) where
 # they exist, else from the constants below, read off the CUDA source and the
@@ -146,14 +146,18 @@ for c in $CASES $LATER_CASES; do
     t="$OUT/$c/b$b.trace"
     cargs=()
     [ "$COUNTS" = - ] || cargs=(--counts "$COUNTS")
+    # the launch (grid, block, registers, shared memory, barriers) from ncu's
+    # row itself (--ncu/--ncu-id); the row's values are also in .rows (gx..bar)
+    # for the LAUNCH-line check above
     if ! "$SMSIM" sass2trace --sass "$K/build/$SASS.sass" --kernel "$RE" "${cargs[@]}" \
          ${EXTRA[@]+"${EXTRA[@]}"} --annot "$ANNOT/$c.annot" \
-         --grid "$gx,$gy,$gz" --block "$bx,$by,$bz" --regs "$regs" \
-         --smem-static "$ss" --smem-dynamic "$sd" --barriers "$bar" \
-         --expect-insts "$insts" --tolerance 0.5 -o "$t"; then
+         --ncu "$(csv_of "$c").raw.csv" --ncu-id "$id" \
+         --expect-insts "$insts" --tolerance 0.5 -o "$t" 2>"$OUT/$c/.err"; then
+      cat "$OUT/$c/.err" >&2
       echo "gen-traces: FAILED: $c b=$b (ncu ID $id): see the message above" >&2
       exit 1
     fi
+    rm -f "$OUT/$c/.err"
     printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$b" "$t" "$(csv_of "$c").raw.csv" "$id" >> "$MANIFEST.tmp"
     npoints=$((npoints + 1))
   done < "$OUT/$c/.rows"

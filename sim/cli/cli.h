@@ -145,6 +145,16 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
  * "smsim: TRACE has N kernels: choose one with --kernel 0..N-1" or
  * "smsim: --kernel K: the trace has N kernels (0..N-1)". */
 int cli_pick_kernel(const char *trace, int nkernels, int *kernel);
+struct ncu_table;
+/* The launch (row) of an ncu report: the row whose "ID" is `id` (NULL: any),
+ * among those whose "Kernel Name" matches the POSIX extended regex `kernel_re`
+ * (NULL: any); exactly one must remain.  0 with *row, or 1 after one line on
+ * stderr naming the options (id_opt, kernel_opt: e.g. "--ncu-id") and listing
+ * the candidates, consecutive IDs of one kernel together:
+ * "smsim: R.csv: 24 launches: choose one with --ncu-id ID (or --ncu-kernel
+ * REGEX): IDs 0-7 'val_stencil_reuse<32>', IDs 8-15 ...".  (cli_ncu_pick.c) */
+int cli_ncu_pick(const struct ncu_table *t, const char *id, const char *kernel_re,
+                 const char *id_opt, const char *kernel_opt, int *row);
 /* Write buf to the file `path` without ever leaving it partial: the text
  * goes to a temporary file beside it (PATH.tmpXXXXXX), renamed over it only
  * when complete (an existing device or FIFO is written in place).  0, or 1

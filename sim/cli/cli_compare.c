@@ -32,8 +32,10 @@ static const char cmp_help[] =
     "  --ncu FILE             the ncu CSV export (this or --source is required)\n"
     "  --source FILE          ncu's Source page export of the same launch\n"
     "  --config FILE          GPU configuration (YAML), required\n"
-    "  --ncu-id ID            the CSV row to compare with (its \"ID\"; required when the\n"
-    "                         CSV holds several launches)\n"
+    "  --ncu-id ID            the launch to compare with (its \"ID\"); when the CSV holds\n"
+    "                         several launches, this or --ncu-kernel must pick one\n"
+    "  --ncu-kernel REGEX     the launch whose \"Kernel Name\" matches REGEX (POSIX\n"
+    "                         extended; with --ncu-id: both must hold)\n"
     "  --kernel N             kernel of the trace (required when it has several)\n"
     "  --format text|json|csv report format (default text)\n"
     "  --blocks-per-sm N      cap resident blocks per SM (as smsim --blocks-per-sm)\n"
@@ -53,6 +55,7 @@ struct cmp_args {
                                      --blocks-per-sm, --carveout, --threads */
     const char *ncu;              /* --ncu                            */
     const char *id;               /* --ncu-id, or NULL                */
+    const char *ncu_kernel;       /* --ncu-kernel REGEX, or NULL      */
     const char *source;           /* --source, or NULL                */
 };
 
@@ -69,7 +72,8 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
                                 .carveout = -1, .threads = 1 };
     static const char *const known[] = {
         "--ncu", "--source", "--config", "--ncu-id", "--kernel", "--format", "--blocks-per-sm",
-        "--carveout", "--set", "--seed", "--threads", "-o", "--max-cycles", "--max-insts", NULL
+        "--carveout", "--set", "--seed", "--threads", "-o", "--max-cycles", "--max-insts",
+        "--ncu-kernel", NULL
     };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "",
                            .help = "smsim compare --help", .known = known };
@@ -84,6 +88,8 @@ static int parse_args(int argc, char **argv, struct cmp_args *r)
             r->ncu = val;
         } else if (!strcmp(name, "--ncu-id")) {
             r->id = val;
+        } else if (!strcmp(name, "--ncu-kernel")) {
+            r->ncu_kernel = val;
         } else if (!strcmp(name, "--source")) {
             r->source = val;
         }
@@ -188,20 +194,8 @@ int cli_compare(int argc, char **argv)
     }
     have_t = 1;
     int row;
-    if (a.id) {
-        row = ncu_row_by_id(&t, a.id);
-        if (row < 0) {
-            fprintf(stderr, "smsim: --ncu-id %s: %s has no row with ID %s (%d row%s)\n", a.id,
-                    a.ncu, a.id, t.nrows, t.nrows == 1 ? "" : "s");
-            goto done;
-        }
-    } else if (t.nrows == 1) {
-        row = 0;
-    } else {
-        fprintf(stderr, "smsim: %s: %d launches: choose one with --ncu-id ID (the \"ID\" "
-                "column)\n", a.ncu, t.nrows);
+    if (cli_ncu_pick(&t, a.id, a.ncu_kernel, "--ncu-id", "--ncu-kernel", &row))
         goto done;
-    }
     char terr[TRACE_ERR_MAX];
     tf = trace_open(a.c.pos, terr);
     if (!tf) {

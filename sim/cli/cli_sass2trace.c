@@ -20,30 +20,44 @@
 #include "cli/cli.h"
 #include "convert/conv_events.h"
 #include "convert/conv_sass.h"
+#include "ncu/ncu_csv.h"
 #include "trace/trace.h"
 
 static const char sass_help[] =
     "usage: smsim sass2trace --sass FILE.sass --kernel REGEX --grid X,Y,Z --block X,Y,Z\n"
     "         --regs N --smem-static B --smem-dynamic B [options]\n"
+    "       smsim sass2trace --sass FILE.sass --kernel REGEX --ncu REPORT.csv\n"
+    "         [--ncu-id N | --ncu-kernel REGEX] [options]\n"
     "       smsim sass2trace --events launch-K.smev --sass FILE.sass [--counts F] -o DIR\n"
-    "  convert one function of a `cuobjdump -sass` listing into a native trace; with\n"
-    "  --events, rebuild every recorded warp's stream from a tracer event file and write\n"
-    "  an Accel-Sim trace directory DIR (kernelslist.g, kernel-1.traceg; docs/tracing.md)\n"
+    "  convert one function of a `cuobjdump -sass` listing into a native trace (the\n"
+    "  launch from the options or from an ncu report); with --events, rebuild every\n"
+    "  recorded warp's stream from a tracer event file and write an Accel-Sim trace\n"
+    "  directory DIR (kernelslist.g, kernel-1.traceg; docs/tracing.md)\n"
     "\n"
     "options (--opt VALUE or --opt=VALUE):\n"
     "  --sass FILE            cuobjdump -sass listing, required\n"
     "  --kernel REGEX         POSIX extended regex matching exactly one function name, required\n"
-    "  --grid X[,Y[,Z]]       launch grid, required\n"
-    "  --block X[,Y[,Z]]      block dimensions, required\n"
-    "  --regs N               registers per thread (1..255), required\n"
-    "  --smem-static B        static shared memory per block, bytes (24K = 24576), required\n"
-    "  --smem-dynamic B       dynamic shared memory per block, bytes, required\n"
-    "  --barriers N           barriers= header value (0..16; default: 1 if the code has BAR)\n"
+    "  --ncu REPORT.csv       ncu raw page (ncu --csv --page raw --print-units base): the\n"
+    "                         launch (grid, block, registers, shared memory, barriers)\n"
+    "                         from its row; options below win, a difference is reported\n"
+    "  --ncu-id N             the launch (\"ID\" column) when the report has several\n"
+    "  --ncu-kernel REGEX     ... or the one whose \"Kernel Name\" matches REGEX\n"
+    "  --grid X[,Y[,Z]]       launch grid (required without --ncu)\n"
+    "  --block X[,Y[,Z]]      block dimensions (required without --ncu)\n"
+    "  --regs N               registers per thread (1..255) (required without --ncu)\n"
+    "  --smem-static B        static shared memory per block, bytes (24K = 24576)\n"
+    "                         (required without --ncu)\n"
+    "  --smem-dynamic B       dynamic shared memory per block, bytes (required without --ncu)\n"
+    "  --barriers N           barriers= header value (0..16; default: --ncu's\n"
+    "                         launch__barrier_count, else 1 if the code has BAR)\n"
     "  --counts CSV           ncu SourceCounters export (per-instruction executed counts):\n"
-    "                         trip counts and branch directions from it (or a `pc,count` file)\n"
+    "                         trip counts and branch directions from it; code executed 0\n"
+    "                         times is left out (no options for it); decisions on stderr;\n"
+    "                         with --events, the expected path frequencies (or a\n"
+    "                         `pc,count` file)\n"
     "  --events FILE.smev     tracer event file: the kernel (by exact name) and the launch\n"
     "                         come from its header; only --sass, --counts, --expect-insts,\n"
-    "                         --tolerance and -o DIR apply\n"
+    "                         --tolerance, --xz and -o DIR apply\n"
     "  --trip PC=N            trip count of the loop whose backward branch is at PC\n"
     "                         (N: a number or a trace expression); repeatable, wins over --counts\n"
     "  --take PC=EXPR         the forward branch / guarded EXIT at PC is taken by the warps\n"
@@ -199,17 +213,130 @@ static int events_mode(const char *events, const struct conv_sass_opts *so, cons
     return 0;
 }
 
+/* One launch__ metric of row `row` as a whole number: 0 and *v, or -1 with a
+ * message. */
+static int ncu_int(const struct ncu_table *t, int row, const char *name, int64_t lo, int64_t hi,
+                   int64_t *v)
+{
+    char err[NCU_ERR_MAX];
+    double d;
+    int c = ncu_col(t, name);
+    int rc = c < 0 ? 1 : ncu_value(t, row, c, &d, err);
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    if (rc > 0) {
+        fprintf(stderr, "smsim: --ncu %s: no '%s' value (export with ncu --csv --page raw "
+                "--print-units base)\n", t->path, name);
+        return -1;
+    }
+    if (!(d >= (double)lo && d <= (double)hi) || d != (double)(int64_t)d) {
+        fprintf(stderr, "smsim: --ncu %s: %s = %g is not a whole number in %" PRId64 "..%" PRId64
+                "\n", t->path, name, d, lo, hi);
+        return -1;
+    }
+    *v = (int64_t)d;
+    return 0;
+}
+
+/* A value of the report next to the one given on the command line: the
+ * command line wins, a difference is reported (one line on stderr). */
+static void ncu_vs_cli(char *notes, size_t n, const char *path, const char *id,
+                       const char *what, int64_t ncu, int64_t cli)
+{
+    size_t l = strlen(notes);
+    if (ncu != cli)
+        snprintf(notes + l, n - l, "smsim: sass2trace: note: %s %" PRId64 " from the command "
+                 "line, ncu report %s ID %s has %" PRId64 "\n", what, cli, path, id, ncu);
+}
+
+/* --ncu REPORT.csv [--ncu-id N]: the launch from ncu's raw page; values given
+ * on the command line (have_*) stay. */
+static int launch_from_ncu(const char *path, const char *id, const char *kernel,
+                           struct conv_sass_opts *o,
+                           int have_grid, int have_block, int have_regs, int have_ss, int have_sd,
+                           char *notes, size_t nn)
+{
+    struct ncu_table t;
+    char err[NCU_ERR_MAX];
+    if (ncu_csv_load(path, &t, err)) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    int status = -1, row = 0;
+    if (cli_ncu_pick(&t, id, kernel, "--ncu-id", "--ncu-kernel", &row))
+        goto done;
+    const char *rid = ncu_cell(&t, row, ncu_col(&t, "ID"));
+    rid = rid ? rid : "?";
+    static const char *const dims[2][3] = {
+        { "launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z" },
+        { "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z" } };
+    int64_t v[2][3], regs, ss, sd, bar;
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 3; k++)
+            if (ncu_int(&t, row, dims[a][k], 1, UINT32_MAX, &v[a][k]))
+                goto done;
+    if (ncu_int(&t, row, "launch__registers_per_thread", 1, 255, &regs) ||
+        ncu_int(&t, row, "launch__shared_mem_per_block_static", 0, 2147483647, &ss) ||
+        ncu_int(&t, row, "launch__shared_mem_per_block_dynamic", 0, 2147483647, &sd))
+        goto done;
+    uint32_t *dst[2] = { o->launch.grid, o->launch.block };
+    const int have[2] = { have_grid, have_block };
+    for (int a = 0; a < 2; a++) {
+        if (have[a]) {
+            for (int k = 0; k < 3; k++)
+                if (v[a][k] != dst[a][k]) {
+                    size_t l = strlen(notes);
+                    snprintf(notes + l, nn - l, "smsim: sass2trace: note: %s %u,%u,%u from the "
+                             "command line, ncu report %s ID %s has %" PRId64 ",%" PRId64 ",%"
+                             PRId64 "\n", a ? "--block" : "--grid", dst[a][0], dst[a][1],
+                             dst[a][2], path, rid, v[a][0], v[a][1], v[a][2]);
+                    break;
+                }
+        } else {
+            for (int k = 0; k < 3; k++)
+                dst[a][k] = (uint32_t)v[a][k];
+        }
+    }
+    if (have_regs)
+        ncu_vs_cli(notes, nn, path, rid, "--regs", regs, o->launch.regs);
+    else
+        o->launch.regs = (int)regs;
+    if (have_ss)
+        ncu_vs_cli(notes, nn, path, rid, "--smem-static", ss, o->launch.smem_static);
+    else
+        o->launch.smem_static = (int)ss;
+    if (have_sd)
+        ncu_vs_cli(notes, nn, path, rid, "--smem-dynamic", sd, o->launch.smem_dynamic);
+    else
+        o->launch.smem_dynamic = (int)sd;
+    if (ncu_col(&t, "launch__barrier_count") >= 0) {
+        if (ncu_int(&t, row, "launch__barrier_count", 0, 16, &bar))
+            goto done;
+        if (o->barriers >= 0)
+            ncu_vs_cli(notes, nn, path, rid, "--barriers", bar, o->barriers);
+        else
+            o->barriers = (int)bar;
+    }
+    status = 0;
+done:
+    ncu_table_free(&t);
+    return status;
+}
+
 int cli_sass2trace(int argc, char **argv)
 {
     struct conv_sass_opts o;
     memset(&o, 0, sizeof o);
     o.barriers = -1;
-    const char *out = NULL;
+    const char *out = NULL, *ncu = NULL, *ncu_id = NULL, *ncu_kernel = NULL;
     int have_grid = 0, have_block = 0, have_regs = 0, have_ss = 0, have_sd = 0, have_expect = 0;
     const char *events = NULL, *launch_opt = NULL;
     int xz = 0;
     uint64_t expect = 0;
     double tol = 0.5;
+    char notes[2048] = ""; /* --ncu values the command line overrode (printed at the end) */
     struct conv_sass_ctl *trips = calloc((size_t)argc, sizeof *trips);
     struct conv_sass_ctl *takes = calloc((size_t)argc, sizeof *takes);
     int status = 1;
@@ -222,7 +349,8 @@ int cli_sass2trace(int argc, char **argv)
     static const char *const known[] = {
         "--sass", "--kernel", "--grid", "--block", "--regs", "--smem-static",
         "--smem-dynamic", "--barriers", "--counts", "--trip", "--take", "--annot",
-        "--expect-insts", "--tolerance", "--events", "-o", NULL};
+        "--expect-insts", "--tolerance", "--events", "-o", "--ncu", "--ncu-id", "--ncu-kernel",
+        NULL};
     static const char *const flags[] = { "--xz", NULL };
     struct cli_opts st = { .argc = argc, .argv = argv, .i = 1, .tag = "sass2trace: ",
                            .help = "smsim sass2trace --help", .known = known, .flags = flags,
@@ -319,7 +447,10 @@ int cli_sass2trace(int argc, char **argv)
             break;
         }
         case 14: events = val; break;
-        default: out = val; break;
+        case 15: out = val; break;
+        case 16: ncu = val; launch_opt = "--ncu"; break;
+        case 17: ncu_id = val; launch_opt = "--ncu-id"; break;
+        default: ncu_kernel = val; launch_opt = "--ncu-kernel"; break;
         }
     }
     if (xz && !events) {
@@ -332,12 +463,27 @@ int cli_sass2trace(int argc, char **argv)
                              : o.ntakes ? "--take" : NULL, out, xz, have_expect, expect, tol);
         goto done;
     }
+    if ((ncu_id || ncu_kernel) && !ncu) {
+        fprintf(stderr, "smsim: sass2trace: %s needs --ncu REPORT.csv\n",
+                ncu_id ? "--ncu-id" : "--ncu-kernel");
+        goto done;
+    }
+    if (ncu) {
+        const char *const ins1[][2] = { { "ncu report", ncu } };
+        const char *const outs1[][2] = { { "-o", out } };
+        if (cli_check_outputs(outs1, 1, ins1, 1) ||
+            launch_from_ncu(ncu, ncu_id, ncu_kernel, &o, have_grid, have_block, have_regs,
+                            have_ss, have_sd, notes, sizeof notes))
+            goto done;
+        have_grid = have_block = have_regs = have_ss = have_sd = 1;
+    }
     const char *missing = !o.sass_path ? "--sass" : !o.kernel_re ? "--kernel"
                         : !have_grid ? "--grid" : !have_block ? "--block"
                         : !have_regs ? "--regs" : !have_ss ? "--smem-static"
                         : !have_sd ? "--smem-dynamic" : NULL;
     if (missing) {
-        fprintf(stderr, "smsim: sass2trace: missing %s (see smsim sass2trace --help)\n", missing);
+        fprintf(stderr, "smsim: sass2trace: missing %s (or --ncu REPORT.csv for the launch; see "
+                "smsim sass2trace --help)\n", missing);
         goto done;
     }
 
@@ -399,6 +545,15 @@ int cli_sass2trace(int argc, char **argv)
     } else {
         unlink(tmp);
         fwrite(r.text, 1, r.len, stdout);
+    }
+    /* what the command line overrode, what the counts decided instead of
+     * --trip/--take (after success only: a failure is one line) */
+    fputs(notes, stderr);
+    for (const char *p = r.notes ? r.notes : ""; *p;) {
+        const char *e = strchr(p, '\n');
+        int l = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "smsim: sass2trace: inferred: %.*s\n", l, p);
+        p += l + (e != NULL);
     }
     conv_sass_result_free(&r);
     status = 0;

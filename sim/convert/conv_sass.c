@@ -31,12 +31,13 @@
 #include "trace/trace_isa.h"
 
 enum ictl {
-    C_PLAIN = CONV_SASS_PLAIN,            /* no control effect (BSSY/BSYNC/BREAK/WARPSYNC included) */
-    C_BRA = CONV_SASS_BRA,                /* conditional branch                                 */
-    C_JMP = CONV_SASS_JMP,                /* unconditional branch                               */
-    C_EXIT = CONV_SASS_EXIT,              /* unguarded EXIT                                     */
-    C_EXIT_COND = CONV_SASS_EXIT_COND,    /* guarded EXIT                                       */
-    C_UNSUPPORTED = CONV_SASS_UNSUPPORTED /* CALL/RET/BRX/JMX...: not converted                 */
+    C_PLAIN = CONV_SASS_PLAIN,             /* no control effect (BSSY/BSYNC/BREAK/WARPSYNC) */
+    C_BRA = CONV_SASS_BRA,                 /* conditional branch                            */
+    C_JMP = CONV_SASS_JMP,                 /* unconditional branch                          */
+    C_EXIT = CONV_SASS_EXIT,               /* unguarded EXIT                                */
+    C_EXIT_COND = CONV_SASS_EXIT_COND,     /* guarded EXIT                                  */
+    C_UNSUPPORTED = CONV_SASS_UNSUPPORTED, /* RET/BRX/JMX...: not converted                 */
+    C_CALL = CONV_SASS_CALL                /* CALL: continues after itself, not converted   */
 };
 
 struct sinst {
@@ -48,7 +49,10 @@ struct sinst {
     int ctl;              /* enum ictl                                         */
     int pred;             /* guarded by a predicate other than @PT (@!PT too)  */
     uint32_t target;      /* branch target, instruction index                  */
-    int reach;            /* reachable from the entry                          */
+    int reach;            /* on the converted path: reachable from the entry,
+                             not through code that executes 0 times (counts)
+                             or a side a constant --take rules out            */
+    int sreach;           /* reachable from the entry by the branches alone    */
     int is_mem;           /* memory instruction (annotations allowed)          */
     int64_t count;        /* executed count from the CSV, -1 = none            */
     int annot;            /* annotation entry applied, -1 = none               */
@@ -84,19 +88,26 @@ struct ctx {
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
-    char fname[1024];               /* function name (conversions: < 128 chars) */
+    char fname[1024];               /* function name (conversions: < 512 chars) */
     uint32_t fline;                 /* line of its "Function :" header          */
     struct node *nd;                /* region tree, nd[0] = root                */
     int nnd, ndcap;
     struct annot *an;               /* annotations                              */
     int nan;
     int *trip_used, *take_used;     /* per option: matched                      */
+    int whole;                      /* reach: by the branches alone, no counts or
+                                       --take (the listing reader)              */
     int64_t warps;                  /* counts: executions of the first instruction */
+    uint32_t counts_lines;          /* lines of the counts CSV                  */
     char *out;                      /* output text                              */
     size_t olen, ocap;
     struct conv_sass_line_src *map; /* per output line                          */
     uint32_t nmap, mapcap;
     int oom;                        /* allocation failed while writing          */
+    char *notes;                    /* what was inferred, for stderr (lines)    */
+    size_t nlen, ncap;
+    char taken[256];                /* branches always taken by counts: addresses */
+    int ntaken;                     /* their number                             */
 };
 
 /* ---------- errors ---------- */
@@ -335,9 +346,9 @@ static int decode_inst(struct ctx *c, struct sinst *in)
         if (v / 16 > UINT32_MAX)
             in->target = UINT32_MAX;
         in->ctl = (guard || extra) ? C_BRA : C_JMP;
-    } else if (BASE("CALL") && c->o->calls_skipped) {
-        in->ctl = C_PLAIN; /* the listing reader for --events: the callee is not followed */
-    } else if (BASE("CALL") || BASE("RET") || BASE("BRX") || BASE("BRXU") || BASE("JMP") ||
+    } else if (BASE("CALL")) {
+        in->ctl = C_CALL;
+    } else if (BASE("RET") || BASE("BRX") || BASE("BRXU") || BASE("JMP") ||
                BASE("JMX") || BASE("JMXU") || BASE("RTT") || BASE("KILL")) {
         in->ctl = C_UNSUPPORTED;
     }
@@ -379,8 +390,9 @@ static int read_sass(struct ctx *c)
             in_func = o->kernel_name ? !strcmp(name, o->kernel_name)
                                      : regexec(&re, name, 0, NULL, 0) == 0;
             if (in_func && ++nmatch == 1) {
-                /* the native trace's kernel names are under 128 characters */
-                if (strlen(name) >= (o->kernel_name ? sizeof c->fname : 128)) {
+                /* a conversion's name goes into the trace's kernel name (tr_launch) */
+                if (strlen(name) >= (o->kernel_name ? sizeof c->fname
+                                                    : sizeof ((struct tr_launch *)0)->name)) {
                     status = ferr(c, o->sass_path, line, 1, "function name too long '%s'", name);
                     break;
                 }
@@ -507,58 +519,162 @@ static const char *addr_s(uint32_t idx, char buf[16])
 
 /* The successors of instruction i (the one rule of the listing's control
  * flow, docs/sass-converter.md "Reachability"): the branch target of a
- * BRA, then the next instruction unless i is an unconditional BRA or an
- * unguarded EXIT.  Returns how many (0..2); a successor may be >= n (a
- * target outside the function, or running past its end). */
+ * BRA, then the next instruction unless i is an unconditional BRA, an
+ * unguarded EXIT or an unsupported transfer (RET, BRX, ...: where it goes
+ * is not followed).  A CALL continues after itself: its callee is not
+ * followed.  Returns how many (0..2); a successor may be >= n (a target
+ * outside the function, or running past its end). */
 static int succ_of(const struct sinst *in, uint32_t i, uint32_t succ[2])
 {
     int ns = 0;
     if (in->ctl == C_BRA || in->ctl == C_JMP)
         succ[ns++] = in->target;
-    if (in->ctl != C_JMP && in->ctl != C_EXIT)
+    if (in->ctl != C_JMP && in->ctl != C_EXIT && in->ctl != C_UNSUPPORTED)
         succ[ns++] = i + 1;
     return ns;
 }
 
+/* A call, return or indirect jump where the listing's path needs it. */
+static int unsupported(struct ctx *c, uint32_t i)
+{
+    char a[16];
+    return serr(c, &c->in[i], c->in[i].opcol, "unsupported control flow '%s' at %s (calls, "
+                "returns and indirect jumps are not converted)", c->in[i].opcode, addr_s(i, a));
+}
+
+/* What was inferred from the counts or constant options, one line for the
+ * caller to print (result.notes). */
+static void note(struct ctx *c, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(c->notes ? c->notes + c->nlen : NULL,
+                          c->notes ? c->ncap - c->nlen : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0)
+            return;
+        if (c->notes && (size_t)w + 1 < c->ncap - c->nlen) {
+            c->nlen += (size_t)w;
+            c->notes[c->nlen++] = '\n';
+            c->notes[c->nlen] = 0;
+            return;
+        }
+        size_t nc = (c->ncap + (size_t)w + 2) * 2;
+        char *nn = realloc(c->notes, nc);
+        if (!nn) {
+            c->oom = 1;
+            return;
+        }
+        c->notes = nn;
+        c->ncap = nc;
+    }
+}
+
+/* A --take value that is a constant (no block/warp): 1 with *v, else 0. */
+static int take_const(struct ctx *c, const char *value, int64_t *v)
+{
+    const struct tr_launch *l = &c->o->launch;
+    struct tr_expr_launch el = {
+        .blocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2],
+        .warps = ((int64_t)l->block[0] * l->block[1] * l->block[2] + 31) / 32,
+        .gx = l->grid[0], .gy = l->grid[1], .gz = l->grid[2]};
+    struct tr_expr e;
+    char msg[200];
+    size_t pos = 0, ep = 0;
+    if (tr_expr_parse(value, &pos, &el, &e, msg, sizeof msg, &ep) || value[pos] || !e.is_const)
+        return 0;
+    *v = e.value;
+    return 1;
+}
+
+/* Mark what executes.  Two walks from address 0 on succ_of's graph: `sreach`
+ * by the branches alone, and `reach`, the converted path, which in addition
+ * does not enter an instruction the counts show executing 0 times, nor the
+ * side of a forward branch or guarded EXIT that a constant --take rules out
+ * (c->whole: the listing reader, whose path is the branches' alone).  Code
+ * off the converted path needs no option and may hold anything
+ * (CALL.REL.NOINC to a slow path, loops without trip counts); a call or an
+ * unsupported instruction on it is an error when it is written (emit_seq),
+ * or, for the listing reader, after the walk (conv_sass_listing_read).
+ * Hence a conversion reads the counts first. */
 static int reach(struct ctx *c)
 {
     uint32_t *stack = malloc((size_t)c->n * sizeof *stack);
     if (!stack)
         return uerr(c, "out of memory");
-    uint32_t sp = 0;
-    stack[sp++] = 0;
-    c->in[0].reach = 1;
     int status = 0;
-    while (sp && !status) {
-        uint32_t i = stack[--sp];
-        struct sinst *in = &c->in[i];
-        uint32_t succ[2];
-        char a[16];
-        if (in->ctl == C_UNSUPPORTED) {
-            status = serr(c, in, in->opcol,
-                          "unsupported control flow '%s' at %s (calls, returns and indirect "
-                          "jumps are not converted)", in->opcode, addr_s(i, a));
-            break;
-        }
-        int ns = succ_of(in, i, succ);
-        if ((in->ctl == C_BRA || in->ctl == C_JMP) && in->target >= c->n) {
-            status = serr(c, in, 0, "branch target 0x%" PRIx64 " is outside the function",
-                          (uint64_t)in->target * 16);
-            break;
-        }
-        if (in->ctl != C_JMP && in->ctl != C_EXIT && i + 1 >= c->n) {
-            status = serr(c, in, 0, "execution runs past the end of the function after %s",
-                          addr_s(i, a));
-            break;
-        }
-        for (int k = 0; k < ns; k++)
-            if (!c->in[succ[k]].reach) {
-                c->in[succ[k]].reach = 1;
-                stack[sp++] = succ[k];
+    for (int prune = 0; prune <= 1 && !status; prune++) {
+        uint32_t sp = 0;
+        stack[sp++] = 0;
+        if (prune)
+            c->in[0].reach = 1;
+        else
+            c->in[0].sreach = 1;
+        int cut = prune && !c->whole; /* counts and constant --take apply */
+        while (sp && !status) {
+            uint32_t i = stack[--sp];
+            struct sinst *in = &c->in[i];
+            uint32_t succ[2];
+            int ns = succ_of(in, i, succ);
+            int jump = in->ctl == C_BRA || in->ctl == C_JMP; /* succ[0] is the target */
+            char a[16];
+            const struct conv_sass_ctl *t = NULL;
+            int64_t tv;
+            if (cut && ((in->ctl == C_BRA && in->target > i) || in->ctl == C_EXIT_COND))
+                for (int k = 0; k < c->o->ntakes && !t; k++)
+                    if (c->o->takes[k].pc == i * 16)
+                        t = &c->o->takes[k];
+            if (t && take_const(c, t->value, &tv)) {
+                if (tv && in->ctl == C_EXIT_COND) {
+                    ns = 0; /* every warp leaves */
+                } else if (tv) {
+                    ns = 1; /* always taken: the target alone */
+                } else if (in->ctl == C_BRA) {
+                    succ[0] = succ[1]; /* never taken: the next instruction alone */
+                    ns = 1;
+                    jump = 0;
+                }
             }
+            for (int k = 0; k < ns && !status; k++) {
+                if (succ[k] >= c->n) {
+                    if (prune && k == 0 && jump)
+                        status = serr(c, in, 0, "branch target 0x%" PRIx64 " is outside the "
+                                      "function", (uint64_t)in->target * 16);
+                    else if (prune)
+                        status = serr(c, in, 0, "execution runs past the end of the function "
+                                      "after %s", addr_s(i, a));
+                    continue;
+                }
+                struct sinst *s = &c->in[succ[k]];
+                if (cut && c->o->counts_path && s->count == 0)
+                    continue; /* executes 0 times: not on the path */
+                int *m = prune ? &s->reach : &s->sreach;
+                if (!*m) {
+                    *m = 1;
+                    stack[sp++] = succ[k];
+                }
+            }
+        }
     }
     free(stack);
-    return status;
+    if (status)
+        return status;
+    uint32_t off = 0, unsup = 0;
+    char list[160] = "";
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->in[i].sreach && !c->in[i].reach) {
+            off++;
+            if ((c->in[i].ctl == C_UNSUPPORTED || c->in[i].ctl == C_CALL) && unsup++ < 4)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s %s",
+                         list[0] ? ", " : "", addr_s(i, (char[16]){0}), c->in[i].opcode);
+        }
+    if (off)
+        note(c, "%u instruction%s off the converted path (%s)%s%s%s", off, off == 1 ? "" : "s",
+             c->o->counts_path ? "executed 0 times, or reached only through such code"
+                               : "ruled out by a constant --take",
+             unsup ? ", not converted: " : "", list, unsup > 4 ? ", ..." : "");
+    return 0;
 }
 
 static int add_node(struct ctx *c, int kind, uint32_t lo, uint32_t hi, uint32_t br)
@@ -846,16 +962,23 @@ static int read_counts(struct ctx *c)
         return ferr(c, path, 1, 1,
                     "counts CSV mismatch: no 'Address' column (expected ncu's SourceCounters "
                     "export)");
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->in[i].reach && c->in[i].count < 0)
-            return ferr(c, path, line ? line : 1, 1,
-                        "counts CSV mismatch: no count for %s '%s' (%s:%u)",
-                        addr_s(i, (char[16]){0}), c->in[i].opcode, c->o->sass_path,
-                        c->in[i].line);
+    c->counts_lines = line;
     c->warps = c->in[0].count;
     if (c->warps <= 0)
         return ferr(c, path, 1, 1, "counts CSV mismatch: the first instruction never executed");
     (void)total;
+    return 0;
+}
+
+/* After reach(): every instruction on the converted path has a count. */
+static int check_counts(struct ctx *c)
+{
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->in[i].reach && c->in[i].count < 0)
+            return ferr(c, c->o->counts_path, c->counts_lines ? c->counts_lines : 1, 1,
+                        "counts CSV mismatch: no count for %s '%s' (%s:%u)",
+                        addr_s(i, (char[16]){0}), c->in[i].opcode, c->o->sass_path,
+                        c->in[i].line);
     return 0;
 }
 
@@ -959,6 +1082,15 @@ static int ann_value(struct ctx *c, const char *key, const char *v, uint32_t lin
             return ferr(c, path, line, col, "attribute 'addr': %s", msg);
         if (t[pos])
             return ferr(c, path, line, col, "attribute 'addr': unexpected '%s'", t + pos);
+        snprintf(out, n, "%s", v);
+        return 0;
+    }
+    if (!strcmp(key, "array")) {
+        /* a region name shared by the instructions that give it (the native
+         * reader checks footprint/addr/space, reported at this line) */
+        for (const char *q = v; *q; q++)
+            if (!isalnum((unsigned char)*q) && *q != '_')
+                return ferr(c, path, line, col, "bad array name '%s' (letters, digits and _)", v);
         snprintf(out, n, "%s", v);
         return 0;
     }
@@ -1085,18 +1217,19 @@ static int read_annot(struct ctx *c)
             tok[te - q] = 0;
             char *eq = strchr(tok, '=');
             static const char *const keys[] = {"pattern", "stride", "footprint", "conflict",
-                                               "width", "addr"};
+                                               "width", "addr", "array"};
             int k = -1;
             if (eq) {
                 *eq = 0;
-                for (int j = 0; j < 6; j++)
+                for (int j = 0; j < 7; j++)
                     if (!strcmp(tok, keys[j]))
                         k = j;
             }
             if (k < 0) {
                 status = ferr(c, path, line, (uint32_t)q + 1,
                               "unknown annotation '%s' (annotations describe memory accesses "
-                              "only: pattern, stride, footprint, conflict, width, addr)", tok);
+                              "only: pattern, stride, footprint, conflict, width, addr, array)",
+                              tok);
                 break;
             }
             if (seen & (1u << k)) {
@@ -1145,7 +1278,7 @@ static int read_annot(struct ctx *c)
         }
     for (uint32_t i = 0; i < c->n; i++) {
         struct sinst *in = &c->in[i];
-        if (!in->reach)
+        if (!in->sreach) /* an entry for code off the converted path is not stale */
             continue;
         int best = -1;
         size_t blen = 0;
@@ -1331,6 +1464,8 @@ static int64_t node_exec(struct ctx *c, int k)
         return c->warps;
     if (d->kind == N_LOOP)
         return c->in[d->br].count;
+    if (c->in[d->lo].count == 0)
+        return 0; /* its entry never executes (counts; -1 = no counts) */
     int ch = d->first;
     for (uint32_t i = d->lo; i <= d->hi; i++) {
         while (ch >= 0 && c->nd[ch].hi < i)
@@ -1375,8 +1510,35 @@ static int emit_seq(struct ctx *c, int k, uint32_t lo, uint32_t hi, int depth, i
             i++;
             continue;
         }
+        if (in->ctl == C_UNSUPPORTED || in->ctl == C_CALL)
+            return unsupported(c, i);
         if (in->ctl == C_EXIT_COND) {
             const struct conv_sass_ctl *t = find_ctl(c->o->takes, c->o->ntakes, c->take_used, i);
+            int64_t tv = 0;
+            int tconst = t && take_const(c, t->value, &tv);
+            if ((tconst && tv) ||
+                (!t && in->count > 0 && i + 1 < c->n && c->in[i + 1].count == 0)) {
+                /* every warp that gets here leaves: the stream ends */
+                if (in_loop)
+                    return serr(c, in, in->opcol,
+                                "%s at %s: every warp leaves at a guarded EXIT inside a loop "
+                                "(not supported in a native trace)", t ? "--take" : "counts",
+                                addr_s(i, a));
+                char nt[160];
+                snprintf(nt, sizeof nt, "%s: every warp leaves (%s)", in->text,
+                         t ? "--take" : "counts: the next instruction executes 0 times");
+                emit_inst(c, i, depth, "EXIT", nt);
+                if (!t)
+                    note(c, "%s %s: every warp leaves (counts: %" PRId64 " executions, the "
+                         "next instruction 0)", addr_s(i, a), in->text, in->count);
+                *exited = 1;
+                return 0;
+            }
+            if (tconst) { /* a constant 0: a lane exit, as without --take */
+                emit_inst(c, i, depth, NULL, NULL);
+                i++;
+                continue;
+            }
             if (!t && in->count >= 0 && i + 1 < c->n && c->in[i + 1].count != in->count)
                 return serr(c, in, in->opcol,
                             "counts: %" PRId64 " of %" PRId64 " warp-executions leave at the "
@@ -1439,6 +1601,9 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
             snprintf(trips, sizeof trips, "%" PRId64, br->count / parent);
             snprintf(why, sizeof why, "trips from counts: %" PRId64 " / %" PRId64, br->count,
                      parent);
+            note(c, "%s loop %s..%s: %s trips (counts: back edge %" PRId64 " / %" PRId64
+                 " entries)", addr_s(d->br, e), addr_s(d->lo, a), addr_s(d->hi, b), trips,
+                 br->count, parent);
         } else {
             return serr(c, br, br->opcol,
                         "the loop %s..%s has no trip count (give --trip %s=N or --counts)",
@@ -1461,7 +1626,12 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
     }
     enum { KEEP_THEN, KEEP_ELSE, WHEN } mode = KEEP_THEN;
     const char *why = "default: not taken";
-    if (t) {
+    int64_t tv;
+    if (t && take_const(c, t->value, &tv)) {
+        /* a constant: one side only, the other is off the path (reach) */
+        mode = tv ? KEEP_ELSE : KEEP_THEN;
+        why = tv ? "--take: always taken" : "--take: never taken";
+    } else if (t) {
         mode = WHEN;
     } else if (br->count >= 0) {
         int64_t ct = node_exec(c, d->kind == N_IFELSE ? then_k : k);
@@ -1472,6 +1642,9 @@ static int emit_node(struct ctx *c, int k, int depth, int in_loop, int *exited)
         } else if (ct == 0) {
             mode = KEEP_ELSE;
             why = "counts: always taken";
+            if (c->ntaken++ < 16) /* listed in emit(), one line for all */
+                snprintf(c->taken + strlen(c->taken), sizeof c->taken - strlen(c->taken),
+                         "%s%s", c->ntaken > 1 ? ", " : "", addr_s(d->br, a));
         } else {
             return serr(c, br, br->opcol,
                         "counts: the branch at %s is taken in %" PRId64 " of %" PRId64
@@ -1548,7 +1721,7 @@ static int emit(struct ctx *c)
         return -1;
     uint32_t dropped = 0;
     for (uint32_t i = 0; i < c->n; i++)
-        dropped += !c->in[i].reach;
+        dropped += !c->in[i].sreach;
     if (dropped) {
         begin_line(c, NULL);
         put(c, "  # %u unreachable instructions dropped (the BRA-to-itself after EXIT, NOP "
@@ -1556,6 +1729,10 @@ static int emit(struct ctx *c)
     }
     begin_line(c, NULL);
     put(c, "}\n");
+    if (c->ntaken)
+        note(c, "%d forward branch%s always taken (counts: the code skipped executes 0 times): "
+             "%s%s", c->ntaken, c->ntaken == 1 ? "" : "es", c->taken,
+             c->ntaken > 16 ? ", ..." : "");
     for (int k = 0; k < o->ntrips; k++)
         if (!c->trip_used[k])
             return uerr(c, "--trip 0x%" PRIx32 ": no loop closes there (give the address of a "
@@ -1583,9 +1760,9 @@ int conv_sass_convert(const struct conv_sass_opts *o, struct conv_sass_result *r
         uerr(&c, "out of memory");
         goto done;
     }
-    if (read_sass(&c) || reach(&c) || build_tree(&c))
+    if (read_sass(&c) || (o->counts_path && read_counts(&c)) || reach(&c) || build_tree(&c))
         goto done;
-    if (o->counts_path && read_counts(&c))
+    if (o->counts_path && check_counts(&c))
         goto done;
     if (o->annot_path && read_annot(&c))
         goto done;
@@ -1597,6 +1774,8 @@ int conv_sass_convert(const struct conv_sass_opts *o, struct conv_sass_result *r
     r->map = c.map;
     r->nmap = c.nmap;
     c.map = NULL;
+    r->notes = c.notes;
+    c.notes = NULL;
     snprintf(r->name, sizeof r->name, "%s", c.fname);
     snprintf(r->sass_path, sizeof r->sass_path, "%s", o->sass_path);
     snprintf(r->annot_path, sizeof r->annot_path, "%s", o->annot_path ? o->annot_path : "");
@@ -1619,6 +1798,7 @@ done:
     free(c.take_used);
     free(c.out);
     free(c.map);
+    free(c.notes);
     return status;
 }
 
@@ -1626,11 +1806,18 @@ int conv_sass_listing_read(const struct conv_sass_opts *o, struct conv_sass_list
                            char err[TRACE_ERR_MAX])
 {
     memset(l, 0, sizeof *l);
-    struct ctx c = {.o = o, .err = err};
+    struct ctx c = {.o = o, .err = err, .whole = 1};
     int status = -1;
-    if (read_sass(&c) || reach(&c))
+    if (read_sass(&c) || (o->counts_path && read_counts(&c)) || reach(&c))
         goto done;
-    if (o->counts_path && read_counts(&c))
+    for (uint32_t i = 0; i < c.n; i++) {
+        const struct sinst *s = &c.in[i];
+        if (s->reach && (s->ctl == C_UNSUPPORTED || (s->ctl == C_CALL && !o->calls_skipped))) {
+            unsupported(&c, i);
+            goto done;
+        }
+    }
+    if (o->counts_path && check_counts(&c))
         goto done;
     l->in = calloc(c.n, sizeof *l->in);
     if (!l->in) {
@@ -1680,6 +1867,7 @@ void conv_sass_result_free(struct conv_sass_result *r)
 {
     free(r->text);
     free(r->map);
+    free(r->notes);
     memset(r, 0, sizeof *r);
 }
 

@@ -30,8 +30,9 @@ struct conv_sass_opts {
     const char *sass_path;    /* cuobjdump -sass listing                         */
     const char *kernel_re;    /* POSIX extended regex selecting one function     */
     const char *kernel_name;  /* exact function name instead (NULL: kernel_re)   */
-    int calls_skipped;        /* 1: a CALL falls through to the next instruction
-                                 (its callee is not followed); 0: an error       */
+    int calls_skipped;        /* listing reader: 1: a CALL on the path continues
+                                 after itself (its callee is not followed); 0: an
+                                 error (a conversion: an error where written)    */
     const char *counts_path;  /* ncu SourceCounters CSV (per SASS instruction), or NULL */
     const char *annot_path;   /* memory annotation file, or NULL                 */
     const struct conv_sass_ctl *trips; /* --trip PC=N: trip count of the loop
@@ -59,7 +60,7 @@ struct conv_sass_line_src {
 struct conv_sass_result {
     char *text;               /* the native trace (malloc'd, NUL-terminated)     */
     size_t len;               /* bytes in text                                   */
-    char name[128];           /* the function converted (mangled name)           */
+    char name[512];           /* the function converted (mangled name)           */
     uint64_t counts_total;    /* sum of the counts CSV's executed column, 0 = none */
     uint64_t counts_warps;    /* warps of the profiled launch (count of the first
                                  instruction), 0 without counts                 */
@@ -68,6 +69,9 @@ struct conv_sass_result {
     char sass_path[256];      /* for messages                                    */
     char annot_path[256];     /* for messages ("" = none)                        */
     char counts_path[256];    /* for messages ("" = none)                        */
+    char *notes;              /* what was inferred from the counts (trips, branches
+                                 always taken, EXITs every warp takes, code off the
+                                 path), one line each, for stderr; NULL = nothing */
 };
 
 /* Convert.  Returns 0 with *r filled (free with conv_sass_result_free), or -1
@@ -99,7 +103,8 @@ enum conv_sass_flow {
     CONV_SASS_JMP,          /* unconditional branch: target only                    */
     CONV_SASS_EXIT,         /* unguarded EXIT: no successor                         */
     CONV_SASS_EXIT_COND,    /* guarded EXIT: the next instruction (lanes may leave) */
-    CONV_SASS_UNSUPPORTED   /* CALL, RET, BRX, JMX, ...: not followed               */
+    CONV_SASS_UNSUPPORTED,  /* RET, BRX, JMX, ...: no successor followed            */
+    CONV_SASS_CALL          /* CALL: the next instruction (the callee not followed)  */
 };
 
 /* One instruction of the function a listing was read for. */
@@ -111,13 +116,15 @@ struct conv_sass_insn {
     int flow;              /* enum conv_sass_flow                                  */
     int pred;              /* guarded by a predicate other than @PT (@!PT too)     */
     uint32_t target;       /* branch target, instruction index (flow BRA/JMP)      */
-    int reach;             /* reachable from address 0                             */
+    int reach;             /* reachable from address 0 by the branches (counts aside) */
     int64_t count;         /* executed count from the counts file, -1 = none       */
 };
 
-/* The instructions of one function, as sass2trace reads them: the listing's
- * syntax, reachability and (with counts_path) the counts file are checked
- * exactly as for a conversion; calls, returns and indirect jumps are errors. */
+/* The instructions of one function, as sass2trace --events reads them: the
+ * listing's syntax and (with counts_path) the counts file are checked as for
+ * a conversion; reachability is by the branches alone (code the counts show
+ * executing 0 times stays reachable, and needs a count); a return or an
+ * indirect jump reachable is an error, and a call unless calls_skipped. */
 struct conv_sass_listing {
     struct conv_sass_insn *in;  /* instruction i is at address 16*i            */
     uint32_t n;                 /* instructions                                */
@@ -134,7 +141,8 @@ void conv_sass_listing_free(struct conv_sass_listing *l);
 
 /* The successors of instruction i of l (0..2 into succ), by the rule that
  * decides reachability: a branch's target first, then the next instruction
- * unless i is an unconditional BRA or an unguarded EXIT. */
+ * unless i is an unconditional BRA, an unguarded EXIT or an unsupported
+ * transfer (a CALL continues after itself). */
 int conv_sass_succ(const struct conv_sass_listing *l, uint32_t i, uint32_t succ[2]);
 
 /* Warp-instructions of every warp of kernel k added up (saturating). */

@@ -827,6 +827,18 @@ nomem:
     return -1;
 }
 
+/* ncu's Source page export (per instruction): its header, "Address","Source",
+ * follows the "Kernel Name" line. */
+static int source_page(const char *text, size_t len)
+{
+    static const char key[] = "\n\"Address\",\"Source\",";
+    size_t n = len < 4096 ? len : 4096, k = sizeof key - 1;
+    for (size_t i = 0; i + k <= n; i++)
+        if (!memcmp(text + i, key, k))
+            return 1;
+    return 0;
+}
+
 int ncu_csv_parse(const char *text, size_t len, const char *path, struct ncu_table *t,
                   char err[NCU_ERR_MAX])
 {
@@ -850,7 +862,17 @@ int ncu_csv_parse(const char *text, size_t len, const char *path, struct ncu_tab
                  path, lx.line);
         rc = -1;
     } else if (rc > 0) {
-        if (find_field(&r, "ID") < 0) {
+        if (find_field(&r, "ID") < 0 && find_field(&r, "Kernel Name") == 0 &&
+            source_page(text, len)) {
+            /* the Source page: a "Kernel Name","NAME" line, then its header */
+            snprintf(err, NCU_ERR_MAX,
+                     "%s:%d:1: this is ncu's Source page (per instruction: a \"Kernel Name\" "
+                     "line, then Address, Source, ...), not the raw page of launches: give it "
+                     "to compare --source or sass2trace --counts, and export the launches with "
+                     "ncu -i REPORT --csv --page raw --print-units base",
+                     path, r.line);
+            rc = -1;
+        } else if (find_field(&r, "ID") < 0) {
             snprintf(err, NCU_ERR_MAX,
                      "%s:%d:1: not an Nsight Compute CSV: the header has no \"ID\" column "
                      "(export with ncu --csv --page raw)",

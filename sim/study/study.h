@@ -87,7 +87,7 @@ struct study_plan {
  * Sweeps fill it by simulating, merge fills it from job outputs. */
 struct study_table {
     char config_name[ARCH_NAME_MAX];   /* gpu.name of the base configuration         */
-    char kernel_name[128];             /* the simulated kernel's name                */
+    char kernel_name[512];             /* the simulated kernel's name (tr_launch's)  */
     int nvars;                         /* varied keys                                */
     char **keys;                       /* [nvars] key names (owned)                  */
     long npoints;                      /* rows                                       */

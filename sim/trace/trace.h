@@ -164,7 +164,8 @@ static inline int tr_lanes(uint32_t x)
 }
 
 struct tr_launch {
-    char name[128];        /* kernel name                                           */
+    char name[512];        /* kernel name (mangled library names run past 200
+                              characters: CuPy's CUB DeviceReduceKernel, 228)  */
     uint32_t grid[3];      /* grid dimensions                                       */
     uint32_t block[3];     /* block dimensions                                      */
     int regs;              /* registers per thread                                  */

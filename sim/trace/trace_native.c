@@ -1261,7 +1261,7 @@ static int hdr_dims(struct fctx *f, const char *s, size_t *p, uint32_t d[3], con
 static int parse_kernel(struct fctx *f, const char *s, size_t at)
 {
     size_t p = skip_ws(s, at + 6);
-    char name[128];
+    char name[sizeof ((struct tr_launch *)0)->name];
     size_t nat = p, nn = 0;
     if (s[p] == '"') {
         p++;
