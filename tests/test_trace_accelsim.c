@@ -271,6 +271,7 @@ static void test_inference(void **state)
         {"00c8 ffffffff 1 R2 I2F.F64.S64 1 R4 0 0", 2, 2, PIPE_MUFU},
         {"00cc ffffffff 1 R2 F2I.U64.TRUNC 1 R4 0 0", 2, 2, PIPE_MUFU},
         {"00ce ffffffff 1 R3 F2I.F64.TRUNC 1 R4 0 0", 1, 3, PIPE_MUFU},     /* source type only */
+        {"00d8 ffffffff 1 R24 HGMMA.64x64x16.F32.BF16 1 R4 0 0", 4, 24, PIPE_TENSOR}, /* shape */
         {"00d0 ffffffff 1 R2 LDSM.16.M88.4 1 R4 16 1 0x0 16 0", 4, 2, PIPE_LSU},
         {"00e0 ffffffff 1 R254 LDG.E.64 1 R2 8 1 0x1000 8 0", 1, 254, PIPE_LSU}, /* clipped at R254 */
         {"00f0 ffffffff 1 R255 LDG.E 1 R2 4 1 0x1000 4 0", 0, -1, PIPE_LSU},     /* RZ: discarded */
@@ -316,7 +317,7 @@ static void test_inference(void **state)
         nl += *p == '\n';
     assert_int_equal(nl, 2);
     char want[512];
-    snprintf(want, sizeof want, "%s:41:20: warning: unknown opcode 'FOOBAR'", tpath("infer.traceg"));
+    snprintf(want, sizeof want, "%s:42:20: warning: unknown opcode 'FOOBAR'", tpath("infer.traceg"));
     if (!strstr(buf, want))
         fail_msg("warnings: %s (want %s)", buf, want);
     assert_non_null(strstr(buf, "'NEWLD' (not in the SASS table): modelled as a global load"));

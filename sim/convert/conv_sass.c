@@ -299,8 +299,10 @@ static int decode_inst(struct ctx *c, struct sinst *in)
         i = skip_ws(t, ge);
     }
     size_t os = i;
+    /* a lower-case x only between digits: shapes such as HGMMA.64x64x16 */
     while ((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9') || t[i] == '_' ||
-           t[i] == '.')
+           t[i] == '.' || (t[i] == 'x' && i > os && t[i - 1] >= '0' && t[i - 1] <= '9' &&
+                           t[i + 1] >= '0' && t[i + 1] <= '9'))
         i++;
     in->opcol = (uint16_t)(in->col + os);
     if (i == os || (t[i] && t[i] != ' ' && t[i] != '\t'))

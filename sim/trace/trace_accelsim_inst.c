@@ -264,7 +264,9 @@ int as_parse_line(const struct as_kernel *k, const char *line, uint64_t ln,
     pl->opccol = (uint32_t)(p - line) + 1;
     if (*p >= 'A' && *p <= 'Z') {
         p++;
-        while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.')
+        /* a lower-case x only between digits: shapes such as HGMMA.64x64x16 */
+        while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
+               (*p == 'x' && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9'))
             p++;
     }
     pl->opclen = (uint32_t)(p - pl->opc);

@@ -79,6 +79,7 @@ static const struct isa_row rows[] = {
     {"DMUL",     A_,           PIPE_FP64,   TR_SP_NONE,   PIPE,  1, 2},
     {"DSETP",    A_,           PIPE_FP64,   TR_SP_NONE,   PIPE,  2, 1},
     {"ELECT",    A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  2, 1},
+    {"ENDCOLLECTIVE", TR_K_NOP, PIPE_CBU,   TR_SP_NONE,   PIPE,  0, 1}, /* closes a collective (warp-uniform) region */
     {"ERRBAR",   TR_K_MEMBAR,  PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
     {"EXIT",     TR_K_EXIT,    PIPE_CBU,    TR_SP_NONE,   PIPE,  0, 1},
     {"F2F",      A_,           PIPE_MUFU,   TR_SP_NONE,   PIPE,  1, 1},
@@ -172,6 +173,7 @@ static const struct isa_row rows[] = {
     {"SHL",      A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
     {"SHR",      A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
     {"ST",       S_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1}, /* generic: assumed global */
+    {"STAS",     S_,           PIPE_LSU,    TR_SP_SHARED, SHORT, 0, 1}, /* store to a cluster's (distributed) shared memory */
     {"STG",      S_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},
     {"STL",      S_,           PIPE_LSU,    TR_SP_LOCAL,  LONG,  0, 1},
     {"STS",      S_,           PIPE_LSU,    TR_SP_SHARED, SHORT, 0, 1},
@@ -213,6 +215,7 @@ static const struct isa_row rows[] = {
     {"UTCHMMA",  A_,           PIPE_TENSOR, TR_SP_NONE,   PIPE,  0, 1}, /* Blackwell: result in tensor memory */
     {"UTCIMMA",  A_,           PIPE_TENSOR, TR_SP_NONE,   PIPE,  0, 1},
     {"UTCQMMA",  A_,           PIPE_TENSOR, TR_SP_NONE,   PIPE,  0, 1},
+    {"UTMACMDFLUSH", TR_K_NOP, PIPE_LSU,    TR_SP_NONE,   PIPE,  0, 1}, /* TMA command flush */
     {"UTMALDG",  L_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1}, /* TMA: into shared, no register */
     {"UTMAPF",   L_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},
     {"UTMASTG",  S_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},

@@ -854,7 +854,9 @@ static int parse_inst(struct fctx *f, const char *s, size_t p)
     opc[on] = '\0';
     for (size_t i = 0; i < on; i++) {
         char c = opc[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.') ||
+        int shape_x = c == 'x' && i > 0 && i + 1 < on && opc[i - 1] >= '0' && opc[i - 1] <= '9' &&
+                      opc[i + 1] >= '0' && opc[i + 1] <= '9'; /* HGMMA.64x64x16 */
+        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || shape_x) ||
             (i == 0 && !(c >= 'A' && c <= 'Z')) || (c == '.' && (i + 1 == on || opc[i + 1] == '.')))
             return ERR(f, oat, "bad opcode '%s'", opc);
     }
