@@ -544,33 +544,52 @@ static int unsupported(struct ctx *c, uint32_t i)
                 "returns and indirect jumps are not converted)", c->in[i].opcode, addr_s(i, a));
 }
 
+/* printf onto a growing buffer (*buf: *len used of *cap allocated, kept
+ * NUL-terminated); *oom set when it cannot grow.  The written trace and
+ * the inference notes both grow this way. */
+static void vappend(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, va_list ap)
+{
+    for (;;) {
+        va_list aq;
+        va_copy(aq, ap);
+        int w = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, aq);
+        va_end(aq);
+        if (w < 0) {
+            *oom = 1;
+            return;
+        }
+        if (*buf && (size_t)w < *cap - *len) {
+            *len += (size_t)w;
+            return;
+        }
+        size_t nc = (*cap + (size_t)w + 1) * 2;
+        char *nb = realloc(*buf, nc);
+        if (!nb) {
+            *oom = 1;
+            return;
+        }
+        *buf = nb;
+        *cap = nc;
+    }
+}
+
+static void append(char **buf, size_t *len, size_t *cap, int *oom, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vappend(buf, len, cap, oom, fmt, ap);
+    va_end(ap);
+}
+
 /* What was inferred from the counts or constant options, one line for the
  * caller to print (result.notes). */
 static void note(struct ctx *c, const char *fmt, ...)
 {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int w = vsnprintf(c->notes ? c->notes + c->nlen : NULL,
-                          c->notes ? c->ncap - c->nlen : 0, fmt, ap);
-        va_end(ap);
-        if (w < 0)
-            return;
-        if (c->notes && (size_t)w + 1 < c->ncap - c->nlen) {
-            c->nlen += (size_t)w;
-            c->notes[c->nlen++] = '\n';
-            c->notes[c->nlen] = 0;
-            return;
-        }
-        size_t nc = (c->ncap + (size_t)w + 2) * 2;
-        char *nn = realloc(c->notes, nc);
-        if (!nn) {
-            c->oom = 1;
-            return;
-        }
-        c->notes = nn;
-        c->ncap = nc;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vappend(&c->notes, &c->nlen, &c->ncap, &c->oom, fmt, ap);
+    va_end(ap);
+    append(&c->notes, &c->nlen, &c->ncap, &c->oom, "\n");
 }
 
 /* A --take value that is a constant (no block/warp): 1 with *v, else 0. */
@@ -1335,28 +1354,10 @@ static void put(struct ctx *c, const char *fmt, ...)
 {
     if (c->oom)
         return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int w = vsnprintf(c->out + c->olen, c->ocap - c->olen, fmt, ap);
-        va_end(ap);
-        if (w < 0) {
-            c->oom = 1;
-            return;
-        }
-        if ((size_t)w < c->ocap - c->olen) {
-            c->olen += (size_t)w;
-            return;
-        }
-        size_t nc = (c->ocap + (size_t)w + 1) * 2;
-        char *no = realloc(c->out, nc);
-        if (!no) {
-            c->oom = 1;
-            return;
-        }
-        c->out = no;
-        c->ocap = nc;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vappend(&c->out, &c->olen, &c->ocap, &c->oom, fmt, ap);
+    va_end(ap);
 }
 
 /* Start an output line; records where it came from. */

@@ -136,7 +136,7 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
             eng_fetch_next(r, w, &sm->copies[slot]);
             if (sm->ic.l0 && eng_fetch_ic_start(r->a, sm, sp, w, slot) != 0)
                 eng_error(r, smi, tw, "out of memory");
-            if (sm->cc.on && w->ni && w->ni->has_c && w->ni->kind != TR_K_LOAD)
+            if (sm->cc.on && w->ni && eng_fetch_reads_const(w->ni))
                 eng_fetch_cc_read(r->a, sm, w);
         }
         if (!w->ni) { /* empty stream: gone at once */

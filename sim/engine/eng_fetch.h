@@ -9,12 +9,12 @@
 #include <stdint.h>
 #include "arch/arch.h"
 #include "mem/mem_cache.h"
+#include "trace/trace.h"
 
 struct eng_run;
 struct eng_sm;
 struct eng_smsp;
 struct eng_warp;
-struct tr_inst;
 
 /* Bytes per instruction-cache line (the fill unit; docs/model.md "Front
  * end": the calibration's code sizes are whole lines of 8 instructions). */
@@ -54,6 +54,14 @@ struct eng_ccache {
     uint8_t *seen;         /* bit per second-level line the SM read in the kernel   */
     int on;                /* 1: the model is on (scheduler.const_l0_bytes > 0)      */
 };
+
+/* Does `in` read its constant through the constant caches?  An immediate
+ * c[bank][offset] operand of any instruction but a load: LDC goes through
+ * the memory path (sim/mem/), not the immediate constant cache. */
+static inline int eng_fetch_reads_const(const struct tr_inst *in)
+{
+    return in->has_c && in->kind != TR_K_LOAD;
+}
 
 /* Allocate / free the constant caches (nothing when the model is off). */
 int eng_fetch_cc_init(const struct arch *a, struct eng_ccache *cc);

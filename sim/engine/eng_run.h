@@ -91,7 +91,7 @@ struct eng_smsp {
     int hi;                /* local slots >= hi hold no warp (scan bound)           */
     int last;              /* local slot of the last issued warp, -1 none           */
     uint64_t ifill_free;   /* the L0 fill port takes the next fill from this cycle
-                              (scheduler.icache_l1_latency)                       */
+                              (busy scheduler.icache_fill_cycles per line)        */
     uint64_t rf_free;      /* the register-read stage takes the next instruction from
                               this cycle (bank-conflict bubbles: dispatch_stall)  */
     uint16_t rfc_slot[2][3]; /* register-file cache, [bank][operand slot]: warp slot

@@ -436,7 +436,7 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
     if (sm->ic.l0 && w->ni->has_pc && (w->ni->pc >> ENG_ILINE_SHIFT) + 1 != w->fline &&
         eng_fetch_ic_line(a, sm, sp, w, slot, w->ni->pc >> ENG_ILINE_SHIFT) != 0)
         eng_error(r, smi, t, "out of memory");
-    if (sm->cc.on && w->ni->has_c && w->ni->kind != TR_K_LOAD)
+    if (sm->cc.on && eng_fetch_reads_const(w->ni))
         eng_fetch_cc_read(a, sm, w);
 }
 
