@@ -102,6 +102,25 @@ fi
 # 5. the help names the mode
 "$SMSIM" sass2trace --help | grep -q -- '--events FILE.smev' || fail "--help has no --events"
 
+# 6. kernel names: up to 511 characters go into the trace whole (the trace
+#    launch name's size); 512 is one clear error naming file:line and the field
+N511=_Z5recon$(printf 'x%.0s' $(seq 1 501))Pf
+N512=${N511}Q
+for n in 511 512; do
+    eval name=\$N$n
+    sed "s/^kernel = _Z5reconPf\$/kernel = $name/" $D/recon.smev >"$TMP/n$n.smev"
+    sed "s/Function : _Z5reconPf\$/Function : $name/" $D/recon.sass >"$TMP/n$n.sass"
+done
+[ ${#N511} -eq 511 ] || fail "test name is ${#N511} characters"
+run sass2trace --events "$TMP/n511.smev" --sass "$TMP/n511.sass" -o "$TMP/n511"
+[ "$rc" -eq 0 ] || fail "511-character name: $(cat "$TMP/err")"
+grep -q "^-kernel name = $N511\$" "$TMP/n511/kernel-1.traceg" || fail "511-character name not whole in the trace"
+run sass2trace --events "$TMP/n512.smev" --sass "$TMP/n512.sass" -o "$TMP/n512"
+[ "$rc" -ne 0 ] || fail "512-character name accepted"
+grep -q "n512.smev:2: kernel = .*: expected one mangled name (no blanks, under 512 characters)" "$TMP/err" ||
+    fail "512-character name: $(cat "$TMP/err")"
+[ -e "$TMP/n512" ] && fail "512-character name: output written"
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails failure(s)"
     exit 1

@@ -88,7 +88,7 @@ struct ctx {
     char *err;                      /* TRACE_ERR_MAX buffer                     */
     struct sinst *in;               /* the function's instructions              */
     uint32_t n;                     /* instructions                             */
-    char fname[1024];               /* function name (conversions: < 512 chars) */
+    char fname[512];                /* function name (= tr_launch.name's size)  */
     uint32_t fline;                 /* line of its "Function :" header          */
     struct node *nd;                /* region tree, nd[0] = root                */
     int nnd, ndcap;
@@ -393,8 +393,7 @@ static int read_sass(struct ctx *c)
                                      : regexec(&re, name, 0, NULL, 0) == 0;
             if (in_func && ++nmatch == 1) {
                 /* a conversion's name goes into the trace's kernel name (tr_launch) */
-                if (strlen(name) >= (o->kernel_name ? sizeof c->fname
-                                                    : sizeof ((struct tr_launch *)0)->name)) {
+                if (strlen(name) >= sizeof c->fname) {
                     status = ferr(c, o->sass_path, line, 1, "function name too long '%s'", name);
                     break;
                 }

@@ -138,7 +138,7 @@ static int parse_value(struct conv_smev *e, int h, const char *v, char *err, uns
         break;
     case H_KERNEL:
         if (strlen(v) >= sizeof e->kernel || strpbrk(v, " \t"))
-            bad = "expected one mangled name (no blanks, under 1024 characters)";
+            bad = "expected one mangled name (no blanks, under 512 characters)";
         else
             strcpy(e->kernel, v);
         break;
@@ -223,7 +223,9 @@ static int parse_value(struct conv_smev *e, int h, const char *v, char *err, uns
     }
     }
     if (bad)
-        return msg(err, "%s:%u: %s = '%s': %s", e->path, line, hdr_keys[h], v, bad);
+        /* a long value is shortened so that the reason fits the message */
+        return msg(err, "%s:%u: %s = '%.*s%s': %s", e->path, line, hdr_keys[h],
+                   strlen(v) > 60 ? 60 : (int)strlen(v), v, strlen(v) > 60 ? "..." : "", bad);
     return 0;
 }
 

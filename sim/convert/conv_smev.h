@@ -45,7 +45,7 @@ struct conv_smev_rec {
 /* An opened event file: the header's values and an index of the records. */
 struct conv_smev {
     char path[512];          /* for messages                                        */
-    char kernel[1024];       /* kernel = mangled name                               */
+    char kernel[512];        /* kernel = mangled name (fits tr_launch.name)         */
     char module[256];        /* module = module-M.cubin                             */
     uint32_t grid[3];        /* grid = X,Y,Z                                        */
     uint32_t block[3];       /* block = X,Y,Z                                       */
