@@ -153,6 +153,7 @@ struct arch {
     int l1_reserve_kb;         /* memory.l1_reserve_kb: KiB of the L1/shared array not holding data */
     int l1_set_index;          /* memory.l1_set_index: ARCH_INDEX_HASH or ARCH_INDEX_MODULO */
     int l1_store_allocate;     /* memory.l1_store_allocate: stores leave their sectors valid in L1 */
+    int warm_caches;           /* memory.warm_caches: L2 tags carry over to the run's next launch */
 };
 
 /* How a tag array picks a line's set (memory.l1_set_index). */

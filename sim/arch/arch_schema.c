@@ -239,6 +239,10 @@ static const struct arch_key keys[] = {
     KI("memory.l1_store_allocate", l1_store_allocate, 0, 1, "0", "",
        "1 = global stores write through L1 and leave the sectors they write valid in it (a "
        "later load of them hits L1); 0 = stores bypass the L1 tag array"),
+    KI("memory.warm_caches", warm_caches, 0, 1, "0", "",
+       "1 = the L2 tag array (valid and dirty sectors) carries over from one launch to the "
+       "next that the same smsim run simulates (ncu --cache-control none); 0 = L2 starts "
+       "empty at every launch (ncu's default --cache-control all); L1 starts empty either way"),
 };
 
 static const struct arch_section sections[] = {

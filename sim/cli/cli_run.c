@@ -337,6 +337,7 @@ int cli_run(int argc, char **argv)
     int progress = 0;
     regex_t mre;
     int have_mre = 0;
+    struct engine_warm *warm = NULL; /* the L2 between this run's launches */
     struct report_opts ro = { NULL, r.no_units };
     rc = 1;
 
@@ -428,6 +429,8 @@ int cli_run(int argc, char **argv)
     if (r.source_csv && !(pics.src = report_source_new()))
         goto nomem;
     int observed = pics.grid || pics.tl || pics.sp || pics.src;
+    if (a.warm_caches && !(warm = engine_warm_new()))
+        goto nomem;
 
     progress = cli_progress_wanted(r.quiet, r.c.format == REPORT_JSON && !r.c.out);
     if (progress)
@@ -457,6 +460,7 @@ int cli_run(int argc, char **argv)
             .obs = observed ? &obs : NULL,
             .max_cycles = r.c.max_cycles,
             .threads = r.c.threads,
+            .warm = warm,
         };
         if (progress) {
             cli_progress_kernel(&prog, i, done_insts);
@@ -602,6 +606,7 @@ done:
     free(grids);
     for (int o = 0; o < OUT_N; o++)
         free(obuf[o]);
+    engine_warm_free(warm);
     report_grid_free(pics.grid);
     report_timeline_free(pics.tl);
     report_stallprof_free(pics.sp);

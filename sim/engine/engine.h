@@ -36,6 +36,14 @@ struct engine_observer {
     void (*inst_state)(void *ud, const struct tr_inst *in, int state, uint64_t cycles);
 };
 
+/* What one launch leaves to the next launch of the same run: the L2 tags,
+ * when the arch says memory.warm_caches = 1 (else it is not touched).
+ * engine_warm_new() makes an empty one (NULL: out of memory); with none
+ * (engine_opts.warm NULL) every launch starts cold. */
+struct engine_warm;
+struct engine_warm *engine_warm_new(void);
+void engine_warm_free(struct engine_warm *w);
+
 struct engine_opts {
     uint64_t seed;                 /* seeds the deterministic RNG (cache-hit draws) */
     int blocks_per_sm_cap;         /* >0: cap resident blocks per SM (sweeps), else occupancy */
@@ -61,6 +69,8 @@ struct engine_opts {
      * far in this kernel; NULL: never.  It cannot change the results. */
     void (*progress)(void *ud, uint64_t issued);
     void *progress_ud;             /* passed back to progress                      */
+    struct engine_warm *warm;      /* caches kept between launches (memory.warm_caches);
+                                      NULL: none                                     */
 };
 
 /* The occupancy question (occ.h) of a kernel launch: block size,

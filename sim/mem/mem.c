@@ -98,6 +98,25 @@ void mem_gpu_free(struct mem_gpu *g)
     memset(g, 0, sizeof *g);
 }
 
+void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache *keep)
+{
+    mem_cache_free(keep);
+    *keep = g->l2;
+    memset(&g->l2, 0, sizeof g->l2);
+}
+
+void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache *keep)
+{
+    if (keep->sets != g->l2.sets || keep->ways != g->l2.ways) {
+        mem_cache_free(keep);
+        return;
+    }
+    mem_cache_free(&g->l2);
+    g->l2 = *keep;
+    memset(keep, 0, sizeof *keep);
+    mem_cache_settle(&g->l2);
+}
+
 uint64_t mem_min_latency(const struct arch *a)
 {
     /* mem_global adds one of these latencies after the servers, which start

@@ -178,6 +178,13 @@ struct mem_gpu {
 };
 int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g);
 void mem_gpu_free(struct mem_gpu *g);
+/* memory.warm_caches: at a launch's end, move g's L2 tags into *keep
+ * (what was there is freed); at the next launch's start, after
+ * mem_gpu_init, move them back into g, every line's data arrived.  A kept
+ * array of another shape than g's (another config) is freed instead.  The
+ * counters stay g's, so they are per launch. */
+void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache *keep);
+void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache *keep);
 
 /* The cycle the data of req is usable; lines: its SM's mem_sm.lines.v.
  * Call in (t, SM, issue) order. */

@@ -55,6 +55,15 @@ void mem_cache_clear(struct mem_cache *c)
     c->stamp = 0;
 }
 
+void mem_cache_settle(struct mem_cache *c)
+{
+    if (c->sets == 0)
+        return;
+    size_t n = (size_t)c->sets * (size_t)c->ways;
+    memset(c->fill, 0, n * sizeof *c->fill);
+    memset(c->ref, 0, n * sizeof *c->ref);
+}
+
 /* The set of a line: its address modulo the set count, or a
  * multiplicative hash of it scaled to the set count (sets need not be a
  * power of two: L1 is what the carveout leaves). */

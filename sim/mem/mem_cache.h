@@ -49,6 +49,9 @@ int mem_cache_init(struct mem_cache *c, uint64_t bytes, int ways, int line_bytes
 void mem_cache_free(struct mem_cache *c);
 /* Forget every line (a flush between launches). */
 void mem_cache_clear(struct mem_cache *c);
+/* Every line's data has arrived: a line kept for the next launch
+ * (memory.warm_caches), whose clock starts again at 0, is present there. */
+void mem_cache_settle(struct mem_cache *c);
 /* The way holding `line` (address / line bytes), or -1; a hit makes it the
  * most recently used.  *valid gets its valid sectors. */
 long mem_cache_find(struct mem_cache *c, uint64_t line, unsigned *valid);
