@@ -146,10 +146,14 @@ struct arch {
     int l1_ways;               /* memory.l1_ways: L1 associativity (tags)        */
     int l2_ways;               /* memory.l2_ways: L2 associativity (tags)        */
     int l1_mshr_lines;         /* memory.l1_mshr_lines: lines in flight per SM, 0 = no limit */
+    int l1_store_sectors;      /* memory.l1_store_sectors: store sectors awaiting L2 per SM, 0 = no limit */
     int dram_banks;            /* memory.dram_banks: independent DRAM servers     */
     double l2_latency_spread;  /* memory.l2_latency_spread: mean of an L2 hit's exponential extra latency */
     double dram_latency_spread; /* memory.dram_latency_spread: the same for DRAM */
     int dram_spread_bytes;     /* memory.dram_spread_bytes: contiguous bytes sharing one DRAM draw */
+    double dram_mix_read;      /* memory.dram_mix_read: extra bank time of a read sector in mixed traffic */
+    double dram_mix_write;     /* memory.dram_mix_write: the same for a written-back sector */
+    double dram_mix_window;    /* memory.dram_mix_window: cycles after which a direction counts as gone */
     int l1_reserve_kb;         /* memory.l1_reserve_kb: KiB of the L1/shared array not holding data */
     int l1_set_index;          /* memory.l1_set_index: ARCH_INDEX_HASH or ARCH_INDEX_MODULO */
     int l1_store_allocate;     /* memory.l1_store_allocate: stores leave their sectors valid in L1 */

@@ -217,6 +217,9 @@ static const struct arch_key keys[] = {
     KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "lines",
        "lines an SM can have in flight to L2 (miss table); when full the L1 stage waits "
        "(ncu 'lg_throttle' behind it); 0 = no limit"),
+    KI("memory.l1_store_sectors", l1_store_sectors, 0, 1 << 20, "0", "sectors",
+       "store credits: sectors of global stores an SM can have sent that L2 has not accepted "
+       "yet; when they are taken the L1 stage waits (ncu 'lg_throttle'); 0 = no limit"),
     KI("memory.dram_banks", dram_banks, 1, 65536, "1", "banks",
        "independent DRAM servers, each serving dram_gbps / dram_banks; a line goes to the one "
        "its address hashes to, so queues (loaded latency) grow with utilisation; 1 = one server"),
@@ -229,6 +232,14 @@ static const struct arch_key keys[] = {
     KI("memory.dram_spread_bytes", dram_spread_bytes, 1, 1 << 30, "128", "bytes",
        "aligned span of addresses that shares one DRAM latency draw (contiguous lines of one "
        "access arrive together; lines further apart draw independently)"),
+    KD("memory.dram_mix_read", dram_mix_read, 0, 100, "0", "fraction",
+       "read/write turnaround: a DRAM bank that served a write less than dram_mix_window cycles "
+       "before takes 1 + this times as long per read sector"),
+    KD("memory.dram_mix_write", dram_mix_write, 0, 100, "0", "fraction",
+       "the same for a written-back sector after a read: 1 + this times as long"),
+    KD("memory.dram_mix_window", dram_mix_window, 0, 1000000, "1000", "cycles",
+       "how long after a bank last served one direction (read or write) the other pays the "
+       "turnaround (dram_mix_read, dram_mix_write); 0 = never"),
     KI("memory.l1_reserve_kb", l1_reserve_kb, 0, 1 << 20, "0", "KiB",
        "KiB of the unified L1/shared-memory array that hold no L1 data whatever the carveout "
        "(the L1 tag array gets l1_smem_total_kb - carveout - this)"),

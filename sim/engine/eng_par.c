@@ -476,6 +476,8 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, u
     }
     for (int k = 0; k < nw; k++)
         wk[k].out.head = 0;
+    if (r->mem.oom)
+        return ENG_PEND;
 
     /* freed block slots */
     if (nfree > 0) {

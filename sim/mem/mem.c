@@ -60,6 +60,7 @@ int mem_sm_init(const struct mem_cfg *c, struct mem_sm *m)
 {
     memset(m, 0, sizeof *m);
     m->mshr.cap = c->a->l1_mshr_lines;
+    m->scred.cap = c->a->l1_store_sectors;
     if (!c->tags || c->a->l1_ways < 1)
         return 0;
     if (mem_cache_init(&m->l1, (uint64_t)c->l1_cap, c->a->l1_ways, c->a->line_bytes) != 0)
@@ -72,6 +73,7 @@ void mem_sm_free(struct mem_sm *m)
 {
     mem_cache_free(&m->l1);
     mem_mshr_free(&m->mshr);
+    mem_mshr_free(&m->scred);
     free(m->lines.v);
     memset(m, 0, sizeof *m);
 }
@@ -80,9 +82,23 @@ int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g)
 {
     memset(g, 0, sizeof *g);
     int banks = c->a->dram_banks > 1 ? c->a->dram_banks : 1;
-    g->bank_free = calloc((size_t)banks, sizeof *g->bank_free);
-    if (!g->bank_free)
+    g->bank = calloc((size_t)banks, sizeof *g->bank);
+    if (!g->bank)
         return -1;
+    g->nbank = banks;
+    /* a rate of 0 (no DRAM configured) serves at once, as before */
+    double br = c->dram_rate > 0 ? c->dram_rate / banks : 1e30;
+    if (mem_cal_init(&g->l2s, c->l2_rate > 0 ? c->l2_rate : 1e30) != 0) {
+        mem_gpu_free(g);
+        return -1;
+    }
+    for (int i = 0; i < banks; i++) {
+        g->bank[i].last_rd = g->bank[i].last_wr = -1e300;
+        if (mem_cal_init(&g->bank[i].cal, br) != 0) {
+            mem_gpu_free(g);
+            return -1;
+        }
+    }
     if (c->tags && c->a->l2_ways >= 1 &&
         mem_cache_init(&g->l2, (uint64_t)c->l2_cap, c->a->l2_ways, c->a->line_bytes) != 0) {
         mem_gpu_free(g);
@@ -93,7 +109,10 @@ int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g)
 
 void mem_gpu_free(struct mem_gpu *g)
 {
-    free(g->bank_free);
+    for (int i = 0; i < g->nbank; i++)
+        mem_cal_free(&g->bank[i].cal);
+    free(g->bank);
+    mem_cal_free(&g->l2s);
     mem_cache_free(&g->l2);
     memset(g, 0, sizeof *g);
 }
@@ -714,6 +733,20 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
     double s1 = dmax((double)t, m->l1_free);
     m->l1_free = s1 + nsec * S / c->l1_rate;
     double t1 = m->l1_free;
+    /* Store credits: a store's sectors leave the L1 stage only while the SM
+     * has fewer than memory.l1_store_sectors sectors that L2 has not yet
+     * accepted (an acceptance not known yet counts from send + the minimum
+     * latency), else the stage waits, and everything behind it: L2 and
+     * DRAM pressure reach the SM this way (ncu 'lg_throttle' on stores). */
+    if (is_store && m->scred.cap > 0) {
+        uint64_t room = mem_mshr_room(&m->scred, cycle_ceil(t1, t), nsec);
+        if ((double)room > t1) {
+            t1 = (double)room;
+            m->l1_free = t1;
+        }
+        if (mem_mshr_take(&m->scred, nsec, (uint64_t)ceil(t1) + c->min_lat, ref) != 0)
+            return -1;
+    }
     res->sent = cycle_ceil(t1, t);
     /* A divergent access pays per excess line on top of its bytes: a
      * latency, not server time, so coalesced streams (no excess lines) keep
@@ -773,6 +806,8 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
 
 void mem_sm_answer(struct mem_sm *m, const struct mem_req *req, uint32_t ref, uint64_t ready)
 {
+    if (req->is_store && m->scred.cap > 0)
+        mem_mshr_resolve(&m->scred, ref, ready);
     if (!req->tagged)
         return;
     if (m->mshr.cap > 0 && !req->is_store && !req->is_atom)
@@ -806,13 +841,54 @@ static int bank_of(const struct mem_cfg *c, uint64_t x)
     return (int)(((mix64(x) >> 32) * (uint64_t)banks) >> 32);
 }
 
-/* k sectors of one line through DRAM bank b from t: returns when they are
- * served (the bank is then busy until then). */
-static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, double t, int k)
+/* k sectors of one line through DRAM bank b from t, read or written back:
+ * returns when they are served (the bank is then busy until then).  A bank
+ * that served the other direction less than memory.dram_mix_window cycles
+ * before pays the bus turnaround: each sector takes 1 + dram_mix_read (a
+ * read) or 1 + dram_mix_write (a write) times its time.  A pure read or pure
+ * write stream pays nothing: the H200 reads and writes at the same ~4.4 TB/s
+ * alone and loses 6-18 % mixed, the more the larger the write share
+ * (kit4-2026-12-02/rw, validate/calib_rw.py). */
+static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint64_t now,
+                         double t, int k, int is_write, double *start)
 {
-    double s = dmax(t, g->bank_free[b]);
-    g->bank_free[b] = s + k * c->bank_svc;
-    return g->bank_free[b];
+    struct mem_bank *bk = &g->bank[b];
+    mem_cal_forget(&bk->cal, now);
+    /* the turnaround is judged at the arrival (the cycle the bank would
+     * start without a queue) */
+    double f = 1.0, win = c->a->dram_mix_window;
+    if (is_write) {
+        if (t - bk->last_rd < win)
+            f += c->a->dram_mix_write;
+        if (t > bk->last_wr)
+            bk->last_wr = t;
+    } else {
+        if (t - bk->last_wr < win)
+            f += c->a->dram_mix_read;
+        if (t > bk->last_rd)
+            bk->last_rd = t;
+    }
+    double s, done = mem_cal_serve(&bk->cal, t, k * (double)c->a->sector_bytes * f, &s);
+    if (done < -1e299) {
+        g->oom = 1;
+        s = done = t;
+    }
+    if (start)
+        *start = s;
+    return done;
+}
+
+/* The L2 server: the request's bytes from when it left its SM's L1 stage
+ * (visits come in issue order, arrivals out of it: mem_cal.h). */
+static double l2_serve(struct mem_gpu *g, const struct mem_req *q, double bytes)
+{
+    mem_cal_forget(&g->l2s, q->t);
+    double t2 = mem_cal_serve(&g->l2s, q->t1, bytes, NULL);
+    if (t2 < -1e299) {
+        g->oom = 1;
+        t2 = q->t1;
+    }
+    return t2;
 }
 
 /* The globally ordered stage of a request with lines: L2 tags, then DRAM
@@ -826,9 +902,7 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
     double rdy = q->rdy;
     if (q->m == 0)
         return cycle_ceil(rdy, q->t);
-    double s2 = dmax(q->t1, g->l2_free);
-    g->l2_free = s2 + q->m * S / c->l2_rate;
-    double t2 = g->l2_free;
+    double t2 = l2_serve(g, q, q->m * S);
     uint64_t t2c = cycle_ceil(t2, q->t);
     int hits = 0, dram = 0;
     double l2x = q->excess ? q->excess * a->l2_cycles_per_line : 0.0;
@@ -850,12 +924,16 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
                 g->l2.valid[wy] |= (uint8_t)want;
                 g->l2.dirty[wy] |= (uint8_t)want;
             }
+            double acc = t2;
             if (ev) {
+                /* the line takes the place of a dirty one: L2 accepts the
+                 * store once that has left for DRAM (write-back pressure
+                 * reaches the SM through its store credits) */
                 dram += popc8(ev);
-                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), t2, popc8(ev));
+                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, &acc);
             }
             hits += popc8(want);
-            rdy = dmax(rdy, t2 + c->l2_base + spread(a->l2_latency_spread, k) + l2x);
+            rdy = dmax(rdy, acc + c->l2_base + spread(a->l2_latency_spread, k) + l2x);
             continue;
         }
         long way = mem_cache_find(&g->l2, line, &valid);
@@ -871,7 +949,7 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
         if (need) {
             int ns = popc8(need);
             dram += ns;
-            double done = bank_serve(c, g, bank_of(c, line), t2, ns);
+            double done = bank_serve(c, g, bank_of(c, line), q->t, t2, ns, 0, NULL);
             /* one draw per DRAM chunk of the access (memory.dram_spread_bytes) */
             uint64_t dk = q->key ^ mix64((line / c->chunk_lines) + 3);
             double lr = done + c->dram_base + spread(a->dram_latency_spread, dk) + dx;
@@ -883,7 +961,7 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
             }
             if (ev) {
                 dram += popc8(ev);
-                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), t2, popc8(ev));
+                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, NULL);
             }
             rdy = dmax(rdy, lr);
         }
@@ -902,9 +980,7 @@ uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem
     const struct arch *a = c->a;
     double S = (double)a->sector_bytes;
     double rdy = q->rdy;
-    double s2 = dmax(q->t1, g->l2_free);
-    g->l2_free = s2 + q->m * S / c->l2_rate;
-    double t2 = g->l2_free;
+    double t2 = l2_serve(g, q, q->m * S);
     /* No addresses: the sectors fill lines in order (a divergent access's
      * excess lines on top), the hits first; each line its own draw and
      * DRAM bank (a hash of the request), as if its address were random. */
@@ -937,13 +1013,15 @@ uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem
             /* sectors of line i: dram split as evenly as it goes */
             int k = dram / nl3 + (i < dram % nl3);
             uint64_t key = q->key + (uint64_t)(i + 1) * 0xD1B54A32D192ED03ull;
-            double done = bank_serve(c, g, bank_of(c, key), t2, k);
+            double ws, done = bank_serve(c, g, bank_of(c, key), q->t, t2, k, q->wb > 0, &ws);
             /* contiguous lines share a chunk's draw; a divergent access's
              * lines are apart (memory.dram_spread_bytes) */
             uint64_t chunk = q->excess ? (uint64_t)i : (uint64_t)i / c->chunk_lines;
             uint64_t dk = q->key ^ mix64(chunk + 3);
             if (q->m3)
                 rdy = dmax(rdy, done + c->dram_base + spread(a->dram_latency_spread, dk) + dx);
+            else /* written back: accepted once it left for DRAM (above) */
+                rdy = dmax(rdy, ws + c->l2_base);
         }
     }
     return cycle_ceil(rdy, q->t);

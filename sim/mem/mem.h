@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include "arch/arch.h"
 #include "mem/mem_cache.h"
+#include "mem/mem_cal.h"
 #include "trace/trace.h"
 
 /* The memory configuration of one run (immutable once made). */
@@ -114,6 +115,7 @@ struct mem_sm {
     uint64_t smem_free;    /* shared-memory unit: first free cycle              */
     struct mem_cache l1;   /* L1 tags (accesses with addresses)                 */
     struct mem_mshr mshr;  /* lines in flight, for their limit                  */
+    struct mem_mshr scred; /* store sectors not yet accepted by L2 (credits)    */
     struct mem_lines lines; /* this epoch's requests' lines                     */
 };
 
@@ -170,9 +172,19 @@ void mem_sm_epoch_end(struct mem_sm *m);
 /* --- stage 2: globally ordered -------------------------------------------- */
 
 /* The GPU-wide servers. */
+/* One DRAM bank: its server, and when it last started serving a read and
+ * a write (for the read/write turnaround cost). */
+struct mem_bank {
+    struct mem_cal cal;    /* the bank's bytes per cycle                         */
+    double last_rd;        /* start of its latest read service (-1e300: none)    */
+    double last_wr;        /* start of its latest write service (-1e300: none)   */
+};
+
 struct mem_gpu {
-    double l2_free;        /* L2 server free time                               */
-    double *bank_free;     /* [memory.dram_banks] DRAM bank free times          */
+    struct mem_cal l2s;    /* L2 server (GPU-wide bytes per cycle)              */
+    struct mem_bank *bank; /* [memory.dram_banks] DRAM banks                    */
+    int nbank;             /* entries in bank                                   */
+    int oom;               /* a server could not grow: the run fails            */
     struct mem_cache l2;   /* L2 tags (accesses with addresses)                 */
     struct mem_counters cnt; /* L2/DRAM outcomes of requests with lines         */
 };

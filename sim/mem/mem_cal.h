@@ -1,0 +1,38 @@
+/* mem_cal.h — a bandwidth server that takes requests out of arrival order.
+ *
+ * The globally ordered memory stage visits requests by issue cycle, but a
+ * request can reach L2 or DRAM much later than it issued (it waited in its
+ * SM's L1 stage for a miss-table entry or store credits).  A FIFO server
+ * (start = max(arrival, free)) would make every later-visited request that
+ * arrives earlier wait behind it.  This server keeps, per cycle, the bytes
+ * already taken (a calendar): a request arriving at t takes the first
+ * cycles from t on that still have room, so arrivals in order are served
+ * exactly as by a FIFO of the same rate, and an early arrival visited late
+ * fills the gaps before a late one instead of queueing behind it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef SMSIM_MEM_CAL_H
+#define SMSIM_MEM_CAL_H
+
+#include <stdint.h>
+
+struct mem_cal {
+    double *used;          /* [n] bytes taken in each cycle (a ring)            */
+    uint64_t base;         /* cycle of used[head]                               */
+    int head, n;           /* ring start and size                               */
+    double rate;           /* bytes per cycle                                   */
+    uint64_t full;         /* every cycle in [base, full) is full               */
+};
+
+/* A server of `rate` bytes per cycle (> 0); -1 when out of memory. */
+int mem_cal_init(struct mem_cal *c, double rate);
+void mem_cal_free(struct mem_cal *c);
+/* Serve `bytes` arriving at t (>= the last mem_cal_forget): returns the
+ * time the last byte is served and, in *start, when the first was; -1e300
+ * when out of memory. */
+double mem_cal_serve(struct mem_cal *c, double t, double bytes, double *start);
+/* No request will arrive before cycle t any more: forget what lies before. */
+void mem_cal_forget(struct mem_cal *c, uint64_t t);
+
+#endif
