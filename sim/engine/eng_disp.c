@@ -123,7 +123,7 @@ static void launch(struct eng_run *r, int smi, int b, uint64_t t)
         w->cur.nrun = 0; /* no run announced unless the reader's warp_begin sets one */
         w->cur.run = NULL;
         if (r->k->ops->warp_begin(r->k, bs->block, (uint32_t)i, &w->cur) != 0) {
-            char msg[512];
+            char msg[640]; /* the kernel name (up to 511) and the words around it */
             if (r->k->error) /* the reader's "file:line:col: message" (trace.h) */
                 snprintf(msg, sizeof msg, "%s", r->k->error);
             else
