@@ -1,7 +1,9 @@
 /* test_mem_cal.c — the calendar bandwidth server (sim/mem/mem_cal.c), with
  * hand-computed times at 10 bytes per cycle.
  * Mutation check: a FIFO server (start = max(arrival, free)) fails
- * test_early_arrival_visited_late (it would end at 110, not 5).
+ * test_early_arrival_visited_late (it would end at 110, not 5); a
+ * full-cycle threshold of 1e-12 of the rate (FULL_EPS in mem_cal.c) fails
+ * test_rounded_cycles_count_full (cycles keep ~1e-9 bytes of room).
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,12 +53,37 @@ static void test_grow_and_forget(void **st)
     mem_cal_free(&c);
 }
 
+/* A backlog far from cycle 0 at a rate no double holds exactly (the
+ * H200's 4600 GB/s at 1.98 GHz in one bank), where a cycle's remaining
+ * time times the rate rounds off by ~1e-9 bytes: every cycle that took
+ * its bytes counts as full,
+ * so a request looks at a few cycles, not at the whole backlog.  Left open
+ * for their rounding residue, such cycles were looked at again by every
+ * later request (quadratic: 1 GiB of stores ran for hours). */
+static void test_rounded_cycles_count_full(void **st)
+{
+    (void)st;
+    struct mem_cal c;
+    const double rate = 4600.0 / 1.98;
+    assert_int_equal(mem_cal_init(&c, rate), 0);
+    double end = 0;
+    for (int i = 0; i < 100000; i++)
+        end = mem_cal_serve(&c, 20000.0, 128.0, NULL);
+    /* 12.8 MB at 2323.23 B per cycle: 5509.57 cycles, the last partly */
+    assert_true(end > 25509.56 && end < 25509.58);
+    /* each request looks at the cycle where the previous one ended, and
+     * at most one more per 128 bytes: 100000 + 5510, plus a few */
+    assert_true(c.visits < 106000);
+    mem_cal_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_in_order_is_fifo),
         cmocka_unit_test(test_early_arrival_visited_late),
         cmocka_unit_test(test_grow_and_forget),
+        cmocka_unit_test(test_rounded_cycles_count_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,9 @@ struct mem_cal {
     uint64_t base;         /* cycle of used[head]                               */
     int head, n;           /* ring start and size                               */
     double rate;           /* bytes per cycle                                   */
+    uint64_t *skip;        /* [n] 0, or a later cycle to try: this one is full  */
     uint64_t full;         /* every cycle in [base, full) is full               */
+    uint64_t visits;       /* cycles looked at by mem_cal_serve (its work)      */
 };
 
 /* A server of `rate` bytes per cycle (> 0); -1 when out of memory. */
