@@ -2,7 +2,8 @@
  * addresses: LRU order and sectors of the tag array, a miss merging into a
  * line in flight, a full miss table holding the L1 stage, L2 hits on a
  * second touch and empty caches at every launch, and the DRAM latency
- * spread (a warp waits for its slowest line).  Hand-computed values.
+ * spread (a warp waits for its slowest line), store credits and the DRAM
+ * read/write turnaround.  Hand-computed values.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <stdarg.h>
@@ -306,6 +307,108 @@ static void store_allocates(void **state)
     }
 }
 
+/* memory.l1_store_sectors: with 8 credits, two 4-sector stores leave the
+ * L1 stage at 101 and 102; the third waits for the first's credits, which
+ * free when L2 accepted it: not known yet, no earlier than its send +
+ * mem_min_latency (101 + 300 = 401); answered (accepted at 250), at 250.
+ * Without credits the third leaves at 103.  Mutation check (by hand): not
+ * taking credits (mem_mshr_take skipped) sends it at 103 and fails this. */
+static void store_credits_hold(void **state)
+{
+    (void)state;
+    for (int known = 0; known < 3; known++) {
+        struct arch a;
+        arch_tags(&a);
+        a.l1_store_sectors = known == 2 ? 0 : 8;
+        struct mem_cfg c;
+        mem_cfg_init(&c, &a, 0, 1);
+        struct mem_sm m;
+        assert_int_equal(mem_sm_init(&c, &m), 0);
+        struct mem_counters cnt = {0};
+        struct tr_inst st = tu_mem(TR_K_STORE, TR_SP_GLOBAL, TR_PAT_COALESCED, -1, 2, 10, 4, 0);
+        uint64_t addr[32];
+        struct tr_dyn d;
+        struct mem_local_res res;
+        struct mem_req q0, q;
+        lanes(&d, addr, 0x1000);
+        assert_int_equal(mem_local(&c, &m, &cnt, &st, &d, 0, 0, 100, 0, &res, &q0), 0);
+        assert_int_equal(res.sent, 101);
+        lanes(&d, addr, 0x2000);
+        assert_int_equal(mem_local(&c, &m, &cnt, &st, &d, 1, 0, 100, 1, &res, &q), 0);
+        assert_int_equal(res.sent, 102);
+        if (known == 1)
+            mem_sm_answer(&m, &q0, 0, 250);
+        lanes(&d, addr, 0x3000);
+        assert_int_equal(mem_local(&c, &m, &cnt, &st, &d, 2, 0, 100, 2, &res, &q), 0);
+        assert_int_equal(res.sent, known == 0 ? 401 : known == 1 ? 250 : 103);
+        mem_sm_free(&m);
+    }
+}
+
+/* memory.dram_mix_read/_write/_window, one DRAM bank of 1.28 bytes per
+ * cycle (a 4-sector line takes 100 cycles), requests without addresses.
+ * X is a lone read's latency.  A read 500 cycles after a write (inside
+ * the 1000-cycle window) takes 1 + 0.5 times as long: X + 50.  A write
+ * right after a read takes 1 + 1.0 times (200 cycles), so a read arriving
+ * during it waits for it and then pays its own turnaround: X + 200 (X + 50
+ * without the write's share); a write 9500 cycles after the last read
+ * takes 100, and a read queued behind it X + 100.  Outside the window
+ * nothing is paid: X.
+ * Mutation checks (done by hand): paying the write's or the read's
+ * turnaround regardless of the window, or dropping either share, each
+ * fails this test. */
+static struct mem_req rw_req(uint64_t t, int is_store)
+{
+    struct mem_req q;
+    memset(&q, 0, sizeof q);
+    q.t = t;
+    q.t1 = (double)t;
+    q.m = 4;
+    q.is_store = is_store;
+    q.h2 = is_store ? 4 : 0;
+    q.m3 = is_store ? 0 : 4;
+    q.wb = is_store ? 4 : 0;
+    return q;
+}
+
+static void dram_turnaround(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    a.line_bytes = 128; /* the request's 4 sectors are one line */
+    a.dram_gbps = 1.28;
+    a.dram_banks = 1;
+    a.dram_mix_read = 0.5;
+    a.dram_mix_write = 1.0;
+    a.dram_mix_window = 1000;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_gpu g;
+    assert_int_equal(mem_gpu_init(&c, &g), 0);
+    struct mem_req q = rw_req(10000, 0);
+    int64_t x = (int64_t)mem_global(&c, &g, &q, NULL) - 10000;
+    /* 128/4096 at L2, 100 at the bank, dram_latency 700 */
+    assert_int_equal(x, 801);
+    q = rw_req(20000, 1); /* the last read is 10000 cycles back: 100 */
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(20500, 0);
+    assert_int_equal((int64_t)mem_global(&c, &g, &q, NULL) - 20500, x + 50);
+    q = rw_req(30000, 1); /* the last read is 9500 back: 30000 .. 30100 */
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(30050, 0); /* 30100 .. 30250, then 700 */
+    assert_int_equal((int64_t)mem_global(&c, &g, &q, NULL) - 30050, x + 100);
+    q = rw_req(50000, 0);
+    assert_int_equal((int64_t)mem_global(&c, &g, &q, NULL) - 50000, x);
+    q = rw_req(50200, 1); /* 200 cycles: 50200 .. 50400 */
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(50250, 0); /* 50400 .. 50550, then 700 */
+    assert_int_equal((int64_t)mem_global(&c, &g, &q, NULL) - 50250, x + 200);
+    q = rw_req(60000, 0); /* the write was 9800 cycles back */
+    assert_int_equal((int64_t)mem_global(&c, &g, &q, NULL) - 60000, x);
+    mem_gpu_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +419,8 @@ int main(void)
         cmocka_unit_test(spread_slowest_line),
         cmocka_unit_test(reserve_and_modulo),
         cmocka_unit_test(store_allocates),
+        cmocka_unit_test(store_credits_hold),
+        cmocka_unit_test(dram_turnaround),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
