@@ -170,7 +170,26 @@ uint64_t mem_mshr_room(struct mem_mshr *m, uint64_t t, int k)
     int excess = m->n + k - m->cap;
     if (excess <= 0)
         return t;
-    /* the excess-th earliest release frees the last entry needed */
+    /* the excess-th earliest release frees the last entry needed; usually
+     * few entries are missing (a request wants a line or a few sectors), so
+     * keep the `excess` earliest in a small sorted array instead of sorting
+     * all entries (the sort was a third of the H200 bench's time) */
+    if (excess <= 32) {
+        uint64_t best[32];
+        int nb = 0;
+        for (int i = 0; i < m->n; i++) {
+            uint64_t x = m->rel[i] == MEM_UNKNOWN ? m->low[i] : m->rel[i];
+            if (nb == excess && x >= best[nb - 1])
+                continue;
+            int at = nb < excess ? nb++ : nb - 1;
+            while (at > 0 && best[at - 1] > x) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = x;
+        }
+        return best[excess - 1] > t ? best[excess - 1] : t;
+    }
     uint64_t tmp[1024], *v = m->n <= 1024 ? tmp : malloc((size_t)m->n * sizeof *v);
     if (!v)
         return t;
