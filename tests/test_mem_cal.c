@@ -3,7 +3,9 @@
  * Mutation check: a FIFO server (start = max(arrival, free)) fails
  * test_early_arrival_visited_late (it would end at 110, not 5); a
  * full-cycle threshold of 1e-12 of the rate (FULL_EPS in mem_cal.c) fails
- * test_rounded_cycles_count_full (cycles keep ~1e-9 bytes of room).
+ * test_rounded_cycles_count_full (cycles keep ~1e-9 bytes of room), and
+ * so does not following the skip pointers (next_open: every request then
+ * walks the backlog from its arrival).
  * SPDX-License-Identifier: GPL-3.0-or-later */
 #include <stdarg.h>
 #include <stddef.h>

@@ -87,20 +87,14 @@ static int reach(struct mem_cal *c, uint64_t k)
 static void mark_full(struct mem_cal *c, uint64_t k)
 {
     *skip_of(c, k) = k + 1;
-    if (k == c->full)
-        c->full = k + 1;
 }
 
 double mem_cal_serve(struct mem_cal *c, double t, double bytes, double *start)
 {
     uint64_t k = t > (double)c->base ? (uint64_t)floor(t) : c->base;
-    if (k < c->full)
-        k = c->full;
     double first = -1.0, end = t;
     for (;; k++) {
-        if (reach(c, k) != 0)
-            return -1e300;
-        k = next_open(c, k);
+        k = next_open(c, k); /* stops at the ring's end: reach grows it */
         if (reach(c, k) != 0)
             return -1e300;
         double *u = slot(c, k);
@@ -154,6 +148,4 @@ void mem_cal_forget(struct mem_cal *c, uint64_t t)
         }
     }
     c->base = t;
-    if (c->full < t)
-        c->full = t;
 }

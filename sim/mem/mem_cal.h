@@ -23,7 +23,6 @@ struct mem_cal {
     int head, n;           /* ring start and size                               */
     double rate;           /* bytes per cycle                                   */
     uint64_t *skip;        /* [n] 0, or a later cycle to try: this one is full  */
-    uint64_t full;         /* every cycle in [base, full) is full               */
     uint64_t visits;       /* cycles looked at by mem_cal_serve (its work)      */
 };
 
