@@ -18,9 +18,10 @@ source "$(dirname "$0")/cli_lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 
 # 0. the committed event files are the generator's
-for v in ok truncated badkey warp pc nopath; do
+for v in ok truncated badkey warp pc nopath ldgsts hopper; do
     f=$D/err_$v.smev
     [ $v = ok ] && f=$D/recon.smev
+    [ $v = ldgsts ] || [ $v = hopper ] && f=$D/$v.smev
     python3 $D/gen_smev.py "$TMP/g.smev" $v
     cmp -s "$TMP/g.smev" "$f" || fail "$f differs from: python3 $D/gen_smev.py OUT $v"
 done
@@ -44,6 +45,38 @@ run --config configs/h200.yaml "$TMP/dir/kernelslist.g" --format json -o "$TMP/r
     fail "smsp__inst_executed.sum $(metric "$TMP/r.json" smsp__inst_executed.sum), hand count 41"
 [ "$(metric "$TMP/r.json" smsp__thread_inst_executed.sum)" = 1264 ] ||
     fail "smsp__thread_inst_executed.sum $(metric "$TMP/r.json" smsp__thread_inst_executed.sum), hand count 1264"
+
+# 1b. memcpy_async (LDGSTS) records' global sources are the LDGSTS lanes'
+#     addresses, and smsim counts them as global loads as ncu does: 4 + 16
+#     load sectors, 4 store sectors, 9 warp-instructions, 8 x 32 + 16 thread
+#     instructions by hand (gen_smev.py ldgsts)
+run sass2trace --events $D/ldgsts.smev --sass $D/ldgsts.sass -o "$TMP/ld"
+[ "$rc" -eq 0 ] || fail "ldgsts: $(cat "$TMP/err")"
+grep -q '^0020 0000ffff 0 LDGSTS.E.LTC128B 2 R76 R82 4 0 0x00007f0000002000 0x00007f0000002040 ' \
+    "$TMP/ld/kernel-1.traceg" || fail "ldgsts: the second LDGSTS does not carry its record's addresses"
+run --config configs/h200.yaml "$TMP/ld/kernelslist.g" --format json -o "$TMP/ld.json"
+for mv in smsp__inst_executed.sum=9 smsp__thread_inst_executed.sum=272 \
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum=20 l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum=4; do
+    got=$(metric "$TMP/ld.json" "${mv%=*}" 2>/dev/null)
+    [ "$got" = "${mv#*=}" ] || fail "ldgsts: ${mv%=*} '$got', hand count ${mv#*=}"
+done
+
+# 1c. Hopper opcodes parse (HGMMA with the warpgroup scoreboard gsb0,
+#     WARPGROUP.DEPBAR.LE gsb0, UTMALDG/UTMASTG, SYNCS.*, STSM, UCGABAR_*,
+#     lines of cuBLAS's nvjet_sm90 GEMM), and a warp whose lanes leave by the
+#     same unguarded EXIT twice (16-31, then 0-15 after the other side of the
+#     branch): 19 + 1 + 2 = 22 warp-instructions, 19 x 32 + 3 x 16 thread
+#     instructions; the TMA copies count as no LSU sectors
+run sass2trace --events $D/hopper.smev --sass $D/hopper.sass -o "$TMP/hp"
+[ "$rc" -eq 0 ] || fail "hopper: $(cat "$TMP/err")"
+grep -q ' 22 warp-instructions, 3 records consumed, 1 ambiguous choices (0 by counts), 0 predicated-off instrumented instructions, 1 divergence switches$' \
+    "$TMP/err" || fail "hopper summary: $(cat "$TMP/err")"
+run --config configs/h200.yaml "$TMP/hp/kernelslist.g" --format json -o "$TMP/hp.json"
+for mv in smsp__inst_executed.sum=22 smsp__thread_inst_executed.sum=656 \
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum=0 l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum=0; do
+    got=$(metric "$TMP/hp.json" "${mv%=*}" 2>/dev/null)
+    [ "$got" = "${mv#*=}" ] || fail "hopper: ${mv%=*} '$got', hand count ${mv#*=}"
+done
 
 # 2. the counts decide loop A (4 trips per warp); --expect-insts; a second run
 #    into the same directory replaces its files

@@ -69,6 +69,7 @@ static void fill(struct stats_kernel *s)
     s->l2_bytes = 96000;
     s->l1_sector_hits = 30; s->l1_sectors = 120;
     s->l2_sector_hits = 45; s->l2_sectors = 60;
+    s->gld_sectors = 90; s->gst_sectors = 25;
     s->sm[0] = (struct stats_sm){ 800, 5800, 16 };
 
     struct stats_smsp *p = s->smsp;
@@ -179,6 +180,8 @@ static void test_values(void **state)
     EXPECT("lts__t_bytes.sum", 96000);
     EXPECT("l1tex__t_sector_hit_rate.pct", 25);       /* 30/120 */
     EXPECT("lts__t_sector_hit_rate.pct", 75);         /* 45/60 */
+    EXPECT("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 90);
+    EXPECT("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 25);
 
     /* ncu's rollup is a ratio of sums, not the mean of per-SMSP ratios:
      * the mean would be (3 + 3 + 3 + 2) / 4 = 2.75, not 2.9. */

@@ -651,9 +651,14 @@ static int rebuild(struct ev *v, uint32_t w)
                 last = r.index; /* no EXIT there: the end is searched (below) */
                 continue;
             }
-            if (j + 1 < j1 && v->L.in[q].flow == CONV_SASS_EXIT)
+            /* Records after an exit at an unguarded EXIT are those of lanes
+             * that diverged before it and reach it later (the H200's cuBLAS
+             * nvjet_sm90 GEMM: one warp's lanes 0-6, then 8-31, then 7 leave
+             * by the same EXIT); they must be lanes that have not left yet. */
+            if (j + 1 < j1 && v->L.in[q].flow == CONV_SASS_EXIT && !(v->suf[j + 1 - j0] & alive))
                 return fail(v, "%s: record %" PRIu64 " (byte %" PRIu64 "): warp %u has records "
-                               "after its block exit at the unguarded EXIT 0x%04x", v->E.path,
+                               "after its block exit at the unguarded EXIT 0x%04x, and only of "
+                               "lanes that left there", v->E.path,
                             r.index + 1, r.byte, w, r.pc);
             if (segment(v, w, from, &r, q, v->suf[j - j0]))
                 return -1;

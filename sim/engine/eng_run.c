@@ -294,6 +294,8 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
         out->l1_sectors += c->mem.l1_sectors;
         out->l2_sector_hits += c->mem.l2_sector_hits;
         out->l2_sectors += c->mem.l2_sectors;
+        out->gld_sectors += c->mem.gld_sectors;
+        out->gst_sectors += c->mem.gst_sectors;
         if (c->last_retire > out->cycles_elapsed)
             out->cycles_elapsed = c->last_retire;
     }

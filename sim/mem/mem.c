@@ -760,6 +760,19 @@ int mem_local(const struct mem_cfg *c, struct mem_sm *m, struct mem_counters *cn
      * 558,080 store sectors)); atomics run at L2. */
     if (!is_atom)
         cnt->l1_sectors += (uint64_t)nsec;
+    /* ncu's l1tex__t_sectors_pipe_lsu_mem_global_op_ld/_st: the sectors of
+     * global loads and stores; an LDGSTS (cp.async) is a global load there
+     * (the H200's cuBLAS fp32 GEMM: 3,145,728 load sectors, all of them its
+     * LDGSTS' sources; validate/data/h200/tracer-2026-12-02/full/
+     * matmul_fp32/ncu.csv).  The uniform-datapath copies (UTMALDG, UTMASTG,
+     * UTMAPF, UBLKCP: the TMA unit's, the only U-prefixed memory opcodes of
+     * trace_isa.c) are not LSU-pipe requests and are not counted there. */
+    if (in->space == TR_SP_GLOBAL && in->opcode[0] != 'U') {
+        if (in->kind == TR_K_LOAD)
+            cnt->gld_sectors += (uint64_t)nsec;
+        else if (is_store)
+            cnt->gst_sectors += (uint64_t)nsec;
+    }
     if (tagged)
         return local_tags(c, m, cnt, lo, nl, nsec, excess, is_store, is_atom, key, t, t1, ref,
                           res, req);

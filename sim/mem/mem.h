@@ -78,6 +78,8 @@ struct mem_counters {
     uint64_t l1_sectors;     /* sectors through L1                              */
     uint64_t l2_sector_hits; /* sectors that hit L2                             */
     uint64_t l2_sectors;     /* sectors requested from L2                       */
+    uint64_t gld_sectors;    /* global-space load sectors (LDG, LDGSTS, ...)    */
+    uint64_t gst_sectors;    /* global-space store sectors                      */
 };
 
 /* --- the in-SM memory pipeline's queues ---------------------------------- */

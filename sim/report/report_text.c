@@ -81,6 +81,8 @@ static const struct label labels[] = {
     { "lts__t_bytes.sum", THRU, "L2 Bytes" },
     { "l1tex__t_sector_hit_rate.pct", THRU, "L1/TEX Hit Rate" },
     { "lts__t_sector_hit_rate.pct", THRU, "L2 Hit Rate" },
+    { "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", THRU, "Global Load Sectors" },
+    { "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", THRU, "Global Store Sectors" },
 };
 
 static const struct label *find_label(const char *name)

@@ -56,6 +56,8 @@ struct stats_kernel {
     uint64_t l1_sectors;        /* global/local sectors requested                   */
     uint64_t l2_sector_hits;    /* sectors that hit L2                              */
     uint64_t l2_sectors;        /* sectors requested from L2                        */
+    uint64_t gld_sectors;       /* global load sectors (LDG, LDGSTS, ...) at L1     */
+    uint64_t gst_sectors;       /* global store sectors at L1                       */
     uint64_t events;            /* engine steps taken (speed diagnostics)           */
     uint64_t unknown_insts;     /* warp-instructions whose opcode the trace reader did
                                    not know (Accel-Sim traces; run on a default unit) */

@@ -214,6 +214,8 @@ int stats_metrics(const struct stats_kernel *s, const struct arch *a,
         ratio((double)s->l1_sector_hits * 100.0, (double)s->l1_sectors));
     put(&o, "lts__t_sector_hit_rate.pct", "%",
         ratio((double)s->l2_sector_hits * 100.0, (double)s->l2_sectors));
+    put(&o, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", (double)s->gld_sectors);
+    put(&o, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector", (double)s->gst_sectors);
 
     return o.n < max ? o.n : max;
 }

@@ -196,8 +196,12 @@ static const char reg_help[] = "R0..R254, RZ, P0..P6, PT, UR0..UR62, URZ, UP0..U
 /* Words allowed in operands besides registers and numbers. */
 static int other_word_ok(const char *w, size_t n)
 {
+    /* gsb0: the warpgroup's wgmma scoreboard, an operand of HGMMA and
+     * WARPGROUP.DEPBAR.LE (cuBLAS's nvjet_sm90 GEMM on the H200,
+     * validate/data/h200/tracer-2026-12-02/torch_matmul_bf16/module-0.sass);
+     * it names no register */
     static const char *const ok[] = {"c", "cx", "desc", "gdesc", "tmem", "PR", "SRZ",
-                                     "INF", "NAN", "QNAN", "CUBE", "ARRAY"};
+                                     "INF", "NAN", "QNAN", "CUBE", "ARRAY", "gsb0"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (word_is(w, n, ok[i]))
             return 1;
