@@ -240,6 +240,10 @@ static const struct arch_key keys[] = {
     KD("memory.dram_mix_window", dram_mix_window, 0, 1000000, "1000", "cycles",
        "how long after a bank last served one direction (read or write) the other pays the "
        "turnaround (dram_mix_read, dram_mix_write); 0 = never"),
+    KD("memory.dram_write_queue", dram_write_queue, 0, 1000000, "0", "lines",
+       "write-back lines a DRAM bank queues before L2 must wait: a store displacing a dirty line "
+       "is accepted once that line is less than this many lines of bank time from its service "
+       "(0 = once its service starts)"),
     KI("memory.l1_reserve_kb", l1_reserve_kb, 0, 1 << 20, "0", "KiB",
        "KiB of the unified L1/shared-memory array that hold no L1 data whatever the carveout "
        "(the L1 tag array gets l1_smem_total_kb - carveout - this)"),

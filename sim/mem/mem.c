@@ -42,6 +42,10 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
               a->l1_ways > 0 && a->l2_ways > 0;
     int banks = a->dram_banks > 1 ? a->dram_banks : 1;
     c->bank_svc = c->dram_rate > 0 ? (double)banks * a->sector_bytes / c->dram_rate : 0;
+    /* the bank time of memory.dram_write_queue lines: how far a write-back's
+     * service may lie ahead of the cycle L2 accepts its store */
+    c->wq_slack = a->dram_write_queue * (a->sector_bytes > 0 ? a->line_bytes / a->sector_bytes : 1) *
+                  c->bank_svc;
     /* the configured latencies are unloaded means (what a lone chase
      * measures): take the spread's mean, and one sector's bank time for
      * DRAM, off them */
@@ -88,13 +92,17 @@ int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g)
     g->nbank = banks;
     /* a rate of 0 (no DRAM configured) serves at once, as before */
     double br = c->dram_rate > 0 ? c->dram_rate / banks : 1e30;
-    if (mem_cal_init(&g->l2s, c->l2_rate > 0 ? c->l2_rate : 1e30) != 0) {
+    /* a bank slower than a sector per cycle keeps its calendar in slots of
+     * one sector's time (whole cycles): many slow banks (memory.dram_banks
+     * 1024: 14 cycles per sector) would otherwise be walked cycle by cycle */
+    double slot = floor(c->a->sector_bytes / br);
+    if (mem_cal_init(&g->l2s, c->l2_rate > 0 ? c->l2_rate : 1e30, 1.0) != 0) {
         mem_gpu_free(g);
         return -1;
     }
     for (int i = 0; i < banks; i++) {
         g->bank[i].last_rd = g->bank[i].last_wr = -1e300;
-        if (mem_cal_init(&g->bank[i].cal, br) != 0) {
+        if (mem_cal_init(&g->bank[i].cal, br, slot) != 0) {
             mem_gpu_free(g);
             return -1;
         }
@@ -940,10 +948,13 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
             double acc = t2;
             if (ev) {
                 /* the line takes the place of a dirty one: L2 accepts the
-                 * store once that has left for DRAM (write-back pressure
-                 * reaches the SM through its store credits) */
+                 * store once that has left for DRAM, or is queued at its
+                 * bank within memory.dram_write_queue lines of its service
+                 * (write-back pressure reaches the SM through its store
+                 * credits) */
                 dram += popc8(ev);
                 bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, &acc);
+                acc = dmax(t2, acc - c->wq_slack);
             }
             hits += popc8(want);
             rdy = dmax(rdy, acc + c->l2_base + spread(a->l2_latency_spread, k) + l2x);
@@ -1033,8 +1044,9 @@ uint64_t mem_global(const struct mem_cfg *c, struct mem_gpu *g, const struct mem
             uint64_t dk = q->key ^ mix64(chunk + 3);
             if (q->m3)
                 rdy = dmax(rdy, done + c->dram_base + spread(a->dram_latency_spread, dk) + dx);
-            else /* written back: accepted once it left for DRAM (above) */
-                rdy = dmax(rdy, ws + c->l2_base);
+            else /* written back: accepted once it left for DRAM (above),
+                  * or queued within memory.dram_write_queue lines of it */
+                rdy = dmax(rdy, dmax(t2, ws - c->wq_slack) + c->l2_base);
         }
     }
     return cycle_ceil(rdy, q->t);

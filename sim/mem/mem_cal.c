@@ -5,10 +5,11 @@
 #include <string.h>
 #include "mem/mem_cal.h"
 
-int mem_cal_init(struct mem_cal *c, double rate)
+int mem_cal_init(struct mem_cal *c, double rate, double slot)
 {
     memset(c, 0, sizeof *c);
-    c->rate = rate;
+    c->w = slot >= 1.0 ? slot : 1.0;
+    c->rate = rate * c->w;
     c->n = 1024;
     c->used = calloc((size_t)c->n, sizeof *c->used);
     c->skip = calloc((size_t)c->n, sizeof *c->skip);
@@ -91,6 +92,7 @@ static void mark_full(struct mem_cal *c, uint64_t k)
 
 double mem_cal_serve(struct mem_cal *c, double t, double bytes, double *start)
 {
+    t /= c->w; /* in slots from here on (exact for w = 1) */
     uint64_t k = t > (double)c->base ? (uint64_t)floor(t) : c->base;
     double first = -1.0, end = t;
     for (;; k++) {
@@ -127,12 +129,13 @@ double mem_cal_serve(struct mem_cal *c, double t, double bytes, double *start)
             break;
     }
     if (start)
-        *start = first;
-    return end;
+        *start = first * c->w;
+    return end * c->w;
 }
 
 void mem_cal_forget(struct mem_cal *c, uint64_t t)
 {
+    t = (uint64_t)((double)t / c->w); /* the slot holding cycle t */
     if (t <= c->base)
         return;
     uint64_t drop = t - c->base;
