@@ -4,13 +4,14 @@ parallelism sweep (calibration, kit-2026-12-01/mlp; never validation data).
 
 The measured kernel, mlp_read<L> (validate/kernels/calib_mlp.cu), keeps L
 independent LDG.E.128 per thread in flight at b blocks of 128 threads per SM.
-This script writes the same loop as native traces (the SASS of
-kit-2026-12-01/build/calib_mlp.sass: L loads, loop overhead, the FADD tree),
+This script converts each variant's SASS (kit-2026-12-01/build/calib_mlp.sass,
+with its control bits) into a native trace with `smsim sass2trace`, the
+loads' addresses the kernel's,
 runs smsim on them with candidate values of memory.dram_banks and
 memory.dram_gbps, and prints the achieved DRAM bandwidth next to the measured
-one (mlp-time.csv, CUDA events, GB/s).  The traces walk 1/16 of the 1 GiB
-buffer (the steady state is reached in a few trips; the footprint stays 1 GiB
-so every load misses as on the GPU).
+one (mlp-time.csv, CUDA events, GB/s).  Each trace makes the measured
+launch's trips over the 1 GiB buffer (a sixteenth of them reads up to
+18 % low at 16 blocks/SM: 16 trips are mostly ramp).
 
   validate/calib_dram.py [--smsim build/smsim] [--set memory.dram_banks=N ...]
 
@@ -20,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,30 +31,50 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MLP = os.path.join(HERE, "data/h200/kit-2026-12-01/mlp/mlp-time.csv")
 SMS = 132
-SMEM_PER_SM = 233472  # bytes; padding so exactly b blocks fit (as the kit did)
 
 
-def trace(L, b, trips):
-    dyn = {1: 232448, 2: 115712, 3: 76800, 4: 57344, 6: 37888, 8: 28160, 12: 18432, 16: 13312}[b]
-    out = [f"# mlp_read<{L}> at {b} blocks/SM (validate/calib_dram.py)",
-           f"kernel mlp_read{L} grid=({SMS * b},1,1) block=(128,1,1) regs=32 smem_dynamic={dyn} {{",
-           "  LDC R1, c[0x0][0x28]", "  S2R R5, SR_CTAID.X", "  S2R R20, SR_TID.X",
-           "  LEA R2, R5, R20, 0x7", "  LDC R3, c[0x0][0xc]",
-           f"  loop {trips} {{", "    LDC.64 R16, c[0x0][0x210]"]
-    regs = [4 + 4 * k for k in range(L)]
-    for k, r in enumerate(regs):
-        out.append(f"    IMAD.WIDE.U32 R{40 + 2 * k}, R24, 0x10, R16")
-        out.append(f"    LDG.E.128.CONSTANT R{r}, desc[UR4][R{40 + 2 * k}.64] pattern=coalesced footprint=1G")
-    out += ["    IADD3 R23, R23, 0x1, RZ", "    LEA R24, R3, R24, 0x9",
-            "    ISETP.GE.U32.AND P0, PT, R23, UR6, PT"]
-    for r in regs:
-        out.append(f"    FADD R{r}, R{r}, R{r + 1}")
-        out.append(f"    FADD R{r + 2}, R{r + 2}, R{r + 3}")
-        out.append(f"    FADD R{r}, R{r}, R{r + 2}")
-        out.append(f"    FADD R21, R21, R{r}")
-    out += ["    @!P0 BRA 0x120", "  }", "  LDC.64 R4, c[0x0][0x220]",
-            "  STG.E desc[UR4][R2.64], R21", "  EXIT", "}"]
-    return "\n".join(out) + "\n"
+SASS = os.path.join(HERE, "data/h200/kit-2026-12-01/build/calib_mlp.sass")
+DYN = {1: 232448, 2: 115712, 3: 76800, 4: 57344, 6: 37888, 8: 28160, 12: 18432, 16: 13312}
+
+
+def layout(L):
+    """PCs of mlp_read<L>: the guard, the loop's back edge, its LDG.E.128s, the final STG."""
+    want = f"_Z8mlp_readILi{L}E"
+    fn, pcs = None, []
+    for line in open(SASS):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            fn = m.group(1)
+            continue
+        m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?);", line)
+        if fn and fn.startswith(want) and m:
+            pcs.append((int(m.group(1), 16), m.group(2).strip()))
+    bra = [pc for pc, t in pcs if "BRA" in t and "@" in t]
+    ldg = [pc for pc, t in pcs if t.startswith("LDG.E.128")]
+    stg = [pc for pc, t in pcs if t.startswith("STG.E ")]
+    if len(bra) != 2 or len(ldg) != L or len(stg) != 1:
+        raise SystemExit(f"calib_dram: unexpected SASS of mlp_read<{L}> in {SASS}")
+    return bra[0], bra[1], ldg, stg[0]
+
+
+def trace(a, L, b, trips, tmp):
+    """mlp_read<L> at b blocks/SM from its SASS (smsim sass2trace): lane 0 of
+    load k of trip t reads src[g + (t*L + k)*T], g = block*128 + warp*32,
+    T = blocks*128 threads (16 bytes each)."""
+    guard, back, ldg, stg = layout(L)
+    ann = [f"0x{pc:04x} pattern=coalesced footprint=1G "
+           f"addr=0x1000000000+block*2048+warp*512+(i0*{L}+{k})*blocks*2048"
+           for k, pc in enumerate(ldg)]
+    ann.append(f"0x{stg:04x} pattern=coalesced footprint=blocks*512 addr=0x3000000000+block*512+warp*128")
+    base = os.path.join(tmp, f"mlp_L{L}_b{b}")
+    with open(base + ".annot", "w") as f:
+        f.write("\n".join(ann) + "\n")
+    subprocess.run([a.smsim, "sass2trace", "--sass", SASS, "--kernel", f"^_Z8mlp_readILi{L}E",
+                    "--grid", str(SMS * b), "--block", "128", "--regs", "32", "--smem-static", "0",
+                    "--smem-dynamic", str(DYN[b]), "--trip", f"0x{back:04x}={trips}",
+                    "--take", f"0x{guard:04x}=0", "--annot", base + ".annot", "-o", base + ".trace"],
+                   check=True, capture_output=True, text=True)
+    return base + ".trace"
 
 
 def run(smsim, cfg, sets, path):
@@ -84,11 +106,8 @@ def main():
 
     def one(k):
         L, b = k
-        trips = max(16, meas[k][1] // 16)
-        path = os.path.join(tmp, f"mlp_L{L}_b{b}.trace")
-        with open(path, "w") as f:
-            f.write(trace(L, b, trips))
-        m = run(a.smsim, a.config, a.set, path)
+        trips = meas[k][1]  # the measured launch's trips: shorter runs are mostly ramp
+        m = run(a.smsim, a.config, a.set, trace(a, L, b, trips, tmp))
         cyc = m["sm__cycles_elapsed.avg"]
         by = SMS * b * 128 * 16 * L * trips
         ghz = 1.98
