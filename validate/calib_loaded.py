@@ -33,6 +33,7 @@ SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -139,7 +140,6 @@ def one(a, p, tmp):
            "--source-csv", base + ".src.csv", base + ".trace"]
     for s in a.set:
         cmd += ["--set", s]
-    import json
     m = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     m = m["kernels"][0]["metrics"]
     el = m["sm__cycles_elapsed.avg"]
