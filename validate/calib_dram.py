@@ -21,11 +21,12 @@ import argparse
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -39,16 +40,7 @@ DYN = {1: 232448, 2: 115712, 3: 76800, 4: 57344, 6: 37888, 8: 28160, 12: 18432, 
 
 def layout(L):
     """PCs of mlp_read<L>: the guard, the loop's back edge, its LDG.E.128s, the final STG."""
-    want = f"_Z8mlp_readILi{L}E"
-    fn, pcs = None, []
-    for line in open(SASS):
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            fn = m.group(1)
-            continue
-        m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?);", line)
-        if fn and fn.startswith(want) and m:
-            pcs.append((int(m.group(1), 16), m.group(2).strip()))
+    pcs = sassctl.function_of(SASS, f"_Z8mlp_readILi{L}E")
     bra = [pc for pc, t in pcs if "BRA" in t and "@" in t]
     ldg = [pc for pc, t in pcs if t.startswith("LDG.E.128")]
     stg = [pc for pc, t in pcs if t.startswith("STG.E ")]

@@ -62,6 +62,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import sassctl
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit5-2026-12-03")
@@ -99,17 +101,7 @@ def mismatches():
 
 def functions(text):
     """mangled name -> [(pc, instruction text)]"""
-    fns, fn = {}, None
-    for line in text.splitlines():
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            fn = m.group(1)
-            fns[fn] = []
-            continue
-        m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?)\s*;", line)
-        if fn and m:
-            fns[fn].append((int(m.group(1), 16), m.group(2).strip()))
-    return fns
+    return sassctl.functions(text.splitlines())
 
 
 def layout(ins):

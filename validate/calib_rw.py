@@ -20,11 +20,12 @@ SPDX-License-Identifier: GPL-3.0-or-later
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -46,16 +47,7 @@ def points():
 
 def layout(R, W):
     """PCs of rw_mix<R,W>: the guard, the loop's branch, its LDG/STG.128, the final STG."""
-    want = f"_Z6rw_mixILi{R}ELi{W}E"
-    fn, pcs = None, []
-    for line in open(SASS):
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            fn = m.group(1)
-            continue
-        m = re.match(r"\s+/\*([0-9a-f]{4})\*/\s+(.*?);", line)
-        if fn and fn.startswith(want) and m:
-            pcs.append((int(m.group(1), 16), m.group(2).strip()))
+    pcs = sassctl.function_of(SASS, f"_Z6rw_mixILi{R}ELi{W}E")
     bra = [(pc, t) for pc, t in pcs if "BRA" in t and "@" in t]
     guard, back = bra[0][0], bra[1][0]
     ldg = [pc for pc, t in pcs if t.startswith("LDG.E.128")]

@@ -41,8 +41,30 @@ def fmt_ctrl(f):
 
 def from_text(path):
     """yields (func, pc, text, lo, hi)"""
+    return from_lines(open(path, errors="replace").read().splitlines())
+
+
+def functions(lines):
+    """mangled name -> [(pc, instruction text)] of a `cuobjdump -sass` listing (its lines)"""
+    fns = {}
+    for func, pc, text, _lo, _hi in from_lines(lines):
+        fns.setdefault(func, []).append((pc, text))
+    return fns
+
+
+def function_of(path, prefix):
+    """[(pc, instruction text)] of the one function of the listing at path whose
+    mangled name starts with prefix (the calibration scripts' kernel templates)"""
+    hits = [v for k, v in functions(open(path, errors="replace").read().splitlines()).items()
+            if k and k.startswith(prefix)]
+    if len(hits) != 1:
+        raise SystemExit(f"{path}: {len(hits)} functions start with {prefix}, expected 1")
+    return hits[0]
+
+
+def from_lines(lines):
+    """yields (func, pc, text, lo, hi) of a listing's lines"""
     func = None
-    lines = open(path, errors="replace").read().splitlines()
     i = 0
     while i < len(lines):
         l = lines[i]
