@@ -302,7 +302,11 @@ static void bank_conflicts_and_reuse(void **state)
  * runs 4..10, W2 11..17, W1 18, 19 and W1's yield leaves W0: 20, 21, and
  * back to W1 22..28, W0 29..35.
  * GTO for contrast: W0 from 0 with the stall-4 variant: W0 0, 1, W1 2, 3,
- * W2 4, 5, W0 6.. (the oldest is ready again). */
+ * W2 4, 5, W0 6.. (the oldest is ready again).
+ * GYB (the youngest block, round robin among its warps; here all four warps
+ * are of one block): W0 0, 1, W1 2, 3, W2 4, 5, W3 6, 7 (first after W2,
+ * though W0 is ready again at 5), then W0 (first after W3, wrapping) runs
+ * to its EXIT 8..14, W1 15..21, W2 22..28, W3 29..35: no bubble. */
 static void greedy_then_youngest(void **state)
 {
     (void)state;
@@ -310,14 +314,16 @@ static void greedy_then_youngest(void **state)
         int policy, yield;
         int warp[36];
         uint64_t t0, t27;
-    } cases[3] = {
+    } cases[4] = {
         {SCHED_GTY, 0, {3, 3, 2, 2, 1, 1, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2,
                         1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 27},
         {SCHED_GTY, 1, {3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1,
                         0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
         {SCHED_GTO, 0, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
-                        2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 0}};
-    for (int c = 0; c < 3; c++) {
+                        2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 0},
+        {SCHED_GYB, 0, {0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+                        1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3}, 0, 0}};
+    for (int c = 0; c < 4; c++) {
         struct arch a;
         tu_arch(&a, 1);
         a.policy = cases[c].policy;
@@ -343,7 +349,7 @@ static void greedy_then_youngest(void **state)
             assert_int_equal(is.t[28], 28);
             assert_int_equal(is.t[29], 32);
             assert_int_equal(is.t[35], 38);
-        } else if (c == 1) {
+        } else if (c == 1 || c == 3) {
             for (int i = 0; i < 36; i++)
                 assert_int_equal(is.t[i], (uint64_t)i); /* never a bubble */
         }

@@ -132,9 +132,9 @@ static void gpu_rate(void **state)
 /* Refill: 4 one-warp blocks through one slot (blocks_per_sm_cap 1) of one
  * SM; dispatch_retire = 5, block_launch_latency = 20.  Block 0 starts at 0
  * and retires at 1; the dispatcher takes it back over [1, 6); the next
- * block may start at max(6, 1 + 20) = 21.  So block k starts at 21 k and
- * retires at 21 k + 1; the last (k = 3) is taken back at 64 + 5 = 69, the
- * kernel's end. */
+ * block reaches the SM 20 cycles later, at 26.  So block k starts at 26 k
+ * and retires at 26 k + 1; the last (k = 3) is taken back at 79 + 5 = 84,
+ * the kernel's end. */
 static void refill_after_take_back(void **state)
 {
     (void)state;
@@ -149,8 +149,66 @@ static void refill_after_take_back(void **state)
     exit_only(&t, 4);
     struct stats_kernel st;
     run_ok(&a, &t, &o, &st);
-    assert_int_equal(st.cycles_elapsed, 21 * 3 + 1 + 5);
+    assert_int_equal(st.cycles_elapsed, 26 * 3 + 1 + 5);
     assert_int_equal(st.sm[0].blocks, 4);
+    stats_kernel_free(&st);
+}
+
+/* A stream whose odd blocks run one NOP before their EXIT (a warp resident
+ * at t issues the NOP at t, the EXIT at t + 1 and retires at t + 2); even
+ * blocks only EXIT (retire at t + 1). */
+static int odd_nop_begin(struct trace_kernel *k, uint32_t block, uint32_t warp,
+                         struct tr_cursor *c)
+{
+    tu_begin(k, block, warp, c);
+    if (!(block & 1)) {
+        c->left[0] = 0;
+        tu_skip_empty((struct tu_kernel *)k->impl, c);
+    }
+    return 0;
+}
+
+/* Round-robin over the SMs: 6 one-warp blocks on 2 SMs of 2 slots, the
+ * dispatcher busy dispatch_retire = 10 per take-back, block_launch_latency
+ * 1.  The first wave is resident at 0: SM 0 holds blocks 0 and 2 (retire at
+ * 1), SM 1 blocks 1 and 3 (one NOP: retire at 2).  At 1 only SM 0 has a
+ * finished block: taken back over [1, 11), block 4 reaches SM 0 at 12.  At
+ * 11 both SMs have one waiting; the SM after the last served goes first:
+ * SM 1 over [11, 21), block 5 reaches it at 22 (in retirement order it
+ * would go to SM 0's second slot).  Then SM 0 [21, 31), SM 1 [31, 41)
+ * (nothing left to hand out), block 4 (retired 13, SM 0) [41, 51), block 5
+ * (retired 24, SM 1) [51, 61): the kernel ends at 61. */
+static void round_robin(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 2);
+    a.dispatch_retire = 10;
+    a.block_launch_latency = 1;
+    struct starts rec;
+    memset(&rec, 0, sizeof rec);
+    struct engine_observer obs;
+    memset(&obs, 0, sizeof obs);
+    obs.ud = &rec;
+    obs.block_life = on_block;
+    struct engine_opts o;
+    tu_opts(&o);
+    o.obs = &obs;
+    o.blocks_per_sm_cap = 2;
+    struct tr_inst nop = tu_inst(TR_K_NOP, PIPE_ALU);
+    strcpy(nop.opcode, "NOP");
+    struct tu_kernel t;
+    tu_kernel_init(&t, 6, 32, &nop, 1, 1);
+    struct trace_ops ops = *t.k.ops;
+    ops.warp_begin = odd_nop_begin;
+    t.k.ops = &ops;
+    struct stats_kernel st;
+    run_ok(&a, &t, &o, &st);
+    assert_int_equal(rec.sm[4], 0);
+    assert_int_equal(rec.from[4], 12);
+    assert_int_equal(rec.sm[5], 1);
+    assert_int_equal(rec.from[5], 22);
+    assert_int_equal(st.cycles_elapsed, 61);
     stats_kernel_free(&st);
 }
 
@@ -183,9 +241,9 @@ static void icache_cold(void **state)
  * (blocks_per_sm_cap 1) of one SM, dispatch_retire = 5,
  * block_launch_latency = 20: block 0 starts at 0, EXITs at 0 and retires
  * from its SMSP at 1; the SM frees the slot at 11, the dispatcher takes it
- * back over [11, 16), the next block may start at max(16, 11 + 20) = 31.
- * So block k starts at 31 k; the last (k = 3) is released at 104 and taken
- * back at 109, the kernel's end.  The SMSP counts each warp 1 cycle, the
+ * back over [11, 16), the next block reaches the SM 20 later, at 36.
+ * So block k starts at 36 k; the last (k = 3) is released at 119 and taken
+ * back at 124, the kernel's end.  The SMSP counts each warp 1 cycle, the
  * SM 11 (sm__ vs smsp__warps_active), and the SM is active 11 per block. */
 static void release_one_slot(void **state)
 {
@@ -202,7 +260,7 @@ static void release_one_slot(void **state)
     exit_only(&t, 4);
     struct stats_kernel st;
     run_ok(&a, &t, &o, &st);
-    assert_int_equal(st.cycles_elapsed, 31 * 3 + 11 + 5);
+    assert_int_equal(st.cycles_elapsed, 36 * 3 + 11 + 5);
     assert_int_equal(st.sm[0].blocks, 4);
     assert_int_equal(st.sm[0].warps_active, 4 * 11);
     assert_int_equal(st.sm[0].cycles_active, 4 * 11);
@@ -242,6 +300,7 @@ int main(void)
         cmocka_unit_test(per_warp_cost),
         cmocka_unit_test(gpu_rate),
         cmocka_unit_test(refill_after_take_back),
+        cmocka_unit_test(round_robin),
         cmocka_unit_test(icache_cold),
         cmocka_unit_test(release_one_slot),
         cmocka_unit_test(release_overlap),

@@ -134,10 +134,14 @@ def main():
     per_sm = int(m['grid']) / SMS
     per_block = (val(r, 'sm__cycles_elapsed.avg') - el) / per_sm   # cycles per block per SM
     blk_life = val(r, 'sm__cycles_active.avg') / per_sm              # one block at a time
-    lat = round(2 * per_block - blk_life)                            # 2 slots of 1024 threads
+    # 2 slots of 1024 threads: a slot turns over in the block's active life
+    # (to its warps' release), the dispatcher's take-back and the latency
+    # from the take-back to the SM (eng_disp.h)
+    retire = interval - launch
+    lat = round(2 * per_block - blk_life - retire)
     out.append('source:     %slaunch-ncu.raw.csv:%d: 1024 threads, 20 waves: %.1f cycles per '
                'block per SM beyond the lone block, %.1f active cycles per block; 2 slots turn '
-               'over every 2 x %.1f = block life + refill latency' % (d, ln, per_block, blk_life,
+               'over every 2 x %.1f = block life + take-back + refill latency' % (d, ln, per_block, blk_life,
                                                                       per_block))
     out.append('h200 scheduler.block_launch_latency %d' % lat)
     # 4. Per-warp start cost: a 32-warp block is active (ncu, 20 waves, N = 0,

@@ -20,31 +20,17 @@ static uint64_t whole_cycle(double x)
     return c > (double)(ENG_NEVER - 1) ? ENG_NEVER - 1 : (uint64_t)c;
 }
 
-/* The GPU-wide dispatcher hands out one block no earlier than `ready`
- * (fractional cycles) to SM smi: it is busy with it from d = max(ready,
- * disp_next) for dispatch_launch cycles, and the block starts on the SM at
- * max(d, sm_ready[smi]); the SM can start its next block blk_cost later.
- * Returns the whole cycle the block starts.  Serial phase only. */
-static uint64_t hand_out(struct eng_run *r, int smi, double ready)
+/* The GPU-wide dispatcher hands out one block at d (fractional cycles) to
+ * SM smi: it is busy with it for dispatch_launch cycles, and the block
+ * starts on the SM at max(start, sm_ready[smi]); the SM can start its next
+ * block blk_cost later.  Returns the whole cycle the block starts.  Serial
+ * phase only. */
+static uint64_t hand_out(struct eng_run *r, int smi, double d, double start)
 {
-    double d = ready > r->disp_next ? ready : r->disp_next;
     r->disp_next = d + r->a->dispatch_launch;
-    double s = d > r->sm_ready[smi] ? d : r->sm_ready[smi];
+    double s = start > r->sm_ready[smi] ? start : r->sm_ready[smi];
     r->sm_ready[smi] = s + r->blk_cost;
     return whole_cycle(s);
-}
-
-/* The dispatcher takes back a block that finished at t: busy from
- * max(t, disp_next) for dispatch_retire cycles.  Returns the (fractional)
- * cycle it is done, after which the slot may be refilled. */
-static double take_back(struct eng_run *r, uint64_t t)
-{
-    double d = (double)t > r->disp_next ? (double)t : r->disp_next;
-    r->disp_next = d + r->a->dispatch_retire;
-    uint64_t done = whole_cycle(r->disp_next);
-    if (done > r->last_back)
-        r->last_back = done;
-    return r->disp_next;
 }
 
 void eng_disp_first_wave(struct eng_run *r)
@@ -58,6 +44,8 @@ void eng_disp_first_wave(struct eng_run *r)
     if (first > r->nblocks)
         first = r->nblocks;
     r->disp_next = (double)r->a->launch_start;
+    r->disp_rr = (int)nsm - 1; /* (round-robin from SM 0) */
+    r->nwaiting = 0;
     for (uint64_t i = 0; i < nsm; i++) {
         r->sm[i].next = ENG_NEVER;
         r->sm[i].code_at = ENG_NEVER;
@@ -67,7 +55,9 @@ void eng_disp_first_wave(struct eng_run *r)
         struct eng_bslot *bs = &sm->bs[i / nsm];
         bs->state = ENG_BS_PENDING;
         bs->block = (uint32_t)i;
-        bs->launch_at = hand_out(r, (int)(i % nsm), (double)r->a->launch_start);
+        double d = r->disp_next > (double)r->a->launch_start ? r->disp_next
+                                                             : (double)r->a->launch_start;
+        bs->launch_at = hand_out(r, (int)(i % nsm), d, d);
         sm->npending++;
         if (bs->launch_at < sm->next)
             sm->next = bs->launch_at;
@@ -169,90 +159,91 @@ void eng_disp_retired(struct eng_run *r, int smi, int b, uint64_t t)
 {
     struct eng_sm *sm = &r->sm[smi];
     sm->bs[b].state = ENG_BS_FREE;
-    int rank = 0;
-    for (int i = sm->nfr - 1; i >= 0 && sm->fr[i].t == t; i--)
-        rank++;
+    /* (the SM retires in time order: its queue stays sorted by t) */
     sm->fr[sm->nfr].t = t;
     sm->fr[sm->nfr].bslot = b;
-    sm->fr[sm->nfr].rank = rank;
     sm->nfr++;
 }
 
-/* The slots in r->freed, all freed at t: the dispatcher takes their blocks
- * back, then hands the next blocks of the grid to them, rank 0 of every SM
- * in SM order, then rank 1, ... (slots freed on several SMs in one cycle get
- * the pending blocks round-robin over the SMs, as in the first wave, rather
- * than all on the lowest SM).  Returns the earliest cycle a block starts,
- * ENG_NEVER if none. */
-static uint64_t assign(struct eng_run *r, uint64_t t)
-{
-    int lat = r->a->block_launch_latency;
-    /* the slots' last warps retired at t; their SM warp slots are free
-     * warp_release later, and only then does the dispatcher take the blocks
-     * back (t orders the freed slots, so the epochs of eng_par.c still see
-     * every slot at its retirement) */
-    uint64_t freed = t + (uint64_t)r->a->warp_release;
-    /* a block starts at least max(1, block_launch_latency) after its slot
-     * freed: the epoch bound of eng_par.c rests on it */
-    double ready = (double)(freed + (uint64_t)(lat > 1 ? lat : 1));
-    uint64_t low = ENG_NEVER;
-    int maxrank = 0;
-    for (int i = 0; i < r->nfreed; i++)
-        if (r->freed[i].rank > maxrank)
-            maxrank = r->freed[i].rank;
-    for (int rank = 0; rank <= maxrank; rank++) {
-        for (int i = 0; i < r->nfreed; i++) {
-            if (r->freed[i].rank != rank)
-                continue;
-            double back = take_back(r, freed);
-            if (r->next_block >= r->nblocks)
-                continue;
-            struct eng_sm *sm = &r->sm[r->freed[i].sm];
-            struct eng_bslot *bs = &sm->bs[r->freed[i].bslot];
-            bs->state = ENG_BS_PENDING;
-            bs->block = (uint32_t)r->next_block++;
-            uint64_t at = hand_out(r, r->freed[i].sm, back > ready ? back : ready);
-            bs->launch_at = at;
-            sm->npending++;
-            if (at < sm->next)
-                sm->next = at;
-            if (at < low)
-                low = at;
-        }
-    }
-    r->nfreed = 0;
-    return low;
-}
-
-uint64_t eng_disp_refill(struct eng_run *r, int nfree)
+/* The dispatcher's next job at or after d: the first SM after the last one
+ * it served, in SM order, whose oldest finished block is released by d
+ * (round-robin over the SMs); if none is, the earliest release (*d moves
+ * there) and, of the SMs released then, the first in that order.  Returns
+ * the SM, -1 if no SM has a finished block. */
+static int next_job(const struct eng_run *r, double *d)
 {
     int nsm = r->a->sm_count;
+    uint64_t rel = (uint64_t)r->a->warp_release;
     uint64_t low = ENG_NEVER;
-    /* cycle by cycle, each cycle's slots in SM order */
-    while (nfree > 0) {
-        uint64_t t = ENG_NEVER;
-        for (int i = 0; i < nsm; i++)
-            if (r->sm[i].nfr && r->sm[i].fr[0].t < t)
-                t = r->sm[i].fr[0].t;
-        if (t == ENG_NEVER)
+    for (int k = 1; k <= nsm; k++) {
+        int i = (r->disp_rr + k) % nsm;
+        const struct eng_sm *sm = &r->sm[i];
+        if (!sm->nfr)
+            continue;
+        uint64_t at = sm->fr[0].t + rel;
+        if ((double)at <= *d)
+            return i;
+        if (at < low)
+            low = at;
+    }
+    if (low == ENG_NEVER)
+        return -1;
+    *d = (double)low;
+    for (int k = 1; k <= nsm; k++) {
+        int i = (r->disp_rr + k) % nsm;
+        if (r->sm[i].nfr && r->sm[i].fr[0].t + rel == low)
+            return i;
+    }
+    return -1; /* (not reached) */
+}
+
+uint64_t eng_disp_refill(struct eng_run *r, uint64_t end, int nfree, uint64_t *wake)
+{
+    int lat = r->a->block_launch_latency;
+    uint64_t rel = (uint64_t)r->a->warp_release;
+    /* Every slot freed before `end` is in the SMs' queues; one freed later
+     * is released at end + warp_release at the earliest, so the dispatcher
+     * may decide every job before that: no later slot could have been its
+     * choice. */
+    double horizon = (double)(end + rel);
+    uint64_t low = ENG_NEVER;
+    r->nwaiting = nfree;
+    *wake = ENG_NEVER;
+    while (r->nwaiting > 0) {
+        double d = r->disp_next;
+        int smi = next_job(r, &d);
+        if (d >= horizon) {
+            /* decided at a later epoch end; the loop must get there even
+             * if nothing else happens before (eng_par.c) */
+            *wake = whole_cycle(d);
             break;
-        r->nfreed = 0;
-        for (int i = 0; i < nsm; i++) {
-            struct eng_sm *sm = &r->sm[i];
-            int k = 0;
-            while (k < sm->nfr && sm->fr[k].t == t) {
-                r->freed[r->nfreed].sm = i;
-                r->freed[r->nfreed].bslot = sm->fr[k].bslot;
-                r->freed[r->nfreed].rank = sm->fr[k].rank;
-                r->nfreed++;
-                k++;
-            }
-            memmove(sm->fr, sm->fr + k, (size_t)(sm->nfr - k) * sizeof *sm->fr);
-            sm->nfr -= k;
         }
-        nfree -= r->nfreed;
-        /* the SMs that got a block look again at its launch */
-        uint64_t at = assign(r, t);
+        struct eng_sm *sm = &r->sm[smi];
+        int b = sm->fr[0].bslot;
+        memmove(sm->fr, sm->fr + 1, (size_t)(sm->nfr - 1) * sizeof *sm->fr);
+        sm->nfr--;
+        r->nwaiting--;
+        r->disp_rr = smi;
+        /* take the finished block back */
+        double back = d + r->a->dispatch_retire;
+        r->disp_next = back;
+        uint64_t done = whole_cycle(back);
+        if (done > r->last_back)
+            r->last_back = done;
+        if (r->next_block >= r->nblocks)
+            continue;
+        /* and hand the slot the next block of the grid, which reaches the
+         * SM block_launch_latency (at least one) cycles later: at or after
+         * `end`, since a job is decided no earlier than the epoch's start
+         * and epochs are at most that long (eng_par.c) */
+        struct eng_bslot *bs = &sm->bs[b];
+        bs->state = ENG_BS_PENDING;
+        bs->block = (uint32_t)r->next_block++;
+        uint64_t at = hand_out(r, smi, back, back + (double)(lat > 1 ? lat : 1));
+        bs->launch_at = at;
+        sm->npending++;
+        if (at < sm->next)
+            sm->next = at;
         if (at < low)
             low = at;
     }

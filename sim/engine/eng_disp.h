@@ -11,12 +11,13 @@
  * first wave goes out in block order, block i to SM i % sm_count.  A warp
  * that retired from its SMSP at t holds its SM warp slot until t +
  * scheduler.warp_release (eng_sm.c counts it in the SM's warps_active and
- * cycles_active until then).  A slot whose block's last warp retired is
- * handled at the epoch end (eng_par.c), cycle by cycle of the retirements,
- * rank 0 of every SM in SM order, then rank 1, ...: once the release is
- * over the dispatcher takes the block back, then hands the slot the next
- * block, which starts no earlier than scheduler.block_launch_latency cycles
- * (at least one) after the slot freed.  An SM's first warp fetches the
+ * cycles_active until then).  A slot whose block's last warp retired waits
+ * in its SM's queue; once released, the dispatcher takes the block back,
+ * one job at a time, round-robin over the SMs (of the SMs with a released
+ * block, the first after the one it served last), and hands the slot the
+ * next block, which reaches the SM scheduler.block_launch_latency cycles
+ * (at least one) after the take-back.  Jobs are decided at epoch ends
+ * (eng_par.c) up to the cycle before which every released slot is known.  An SM's first warp fetches the
  * kernel's code scheduler.icache_cold cycles after it starts; no warp of
  * the SM gets an instruction before that.  The kernel ends
  * scheduler.launch_drain cycles after the later of its last warp's
@@ -48,9 +49,11 @@ uint64_t eng_disp_pending_min(const struct eng_run *r, const struct eng_sm *sm);
  * free, noted for the epoch end. */
 void eng_disp_retired(struct eng_run *r, int smi, int b, uint64_t t);
 
-/* Epoch end, one thread: refill the nfree slots the SMs freed during the
- * epoch, in the order above.  Returns the earliest cycle a block launches
- * (the SMs that got one have their next look lowered), ENG_NEVER if none. */
-uint64_t eng_disp_refill(struct eng_run *r, int nfree);
+/* Epoch end (every slot freed before `end` is queued), one thread: the
+ * dispatcher's jobs, in the order above; nfree: the slots in the SMs'
+ * queues.  Returns the earliest cycle a block launches (the SMs that got one
+ * have their next look lowered), ENG_NEVER if none; *wake is the cycle of
+ * the next job it could not decide yet (ENG_NEVER if none). */
+uint64_t eng_disp_refill(struct eng_run *r, uint64_t end, int nfree, uint64_t *wake);
 
 #endif

@@ -12,7 +12,7 @@
  * within an epoch every SM runs alone, a request's answer is a placeholder
  * later than the epoch, and freed slots wait.  At the epoch end one thread
  * feeds all requests of the epoch to mem_global() in (cycle, SM, issue)
- * order and hands out blocks in the dispatcher's order (cycle, rank, SM,
+ * order and hands out blocks in the dispatcher's order (round-robin over the SMs,
  * eng_disp.c); at the start of the next epoch each SM applies its answers
  * (eng_sm_settle).  The order is a function of the simulated times alone,
  * so the answers, and everything that follows from them, do not depend on
@@ -178,7 +178,7 @@ struct par_out {
     int head;                   /* serial phase: next entry of q to resolve       */
     int *cnt;                   /* [longest epoch + 1] counting sort by cycle      */
     uint64_t next_min;          /* earliest next cycle of its SMs                 */
-    int nfree;                  /* block slots its SMs freed this epoch           */
+    int nfree;                  /* freed block slots its SMs have queued          */
     int err;                    /* 1: one of its SMs failed                       */
     int oom;                    /* 1: the outbox could not grow                   */
     uint64_t sink;              /* dst of answers taken over by balance()         */
@@ -436,7 +436,8 @@ static void *worker(void *arg)
  * dispatcher, in the order that makes results independent of threads.
  * Returns the lowest cycle anything can happen next (ENG_NEVER: done), or
  * ENG_PEND on out of memory. */
-static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, uint64_t e)
+static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, uint64_t e,
+                             uint64_t end)
 {
     uint64_t low = ENG_NEVER;
     int nfree = 0;
@@ -481,9 +482,12 @@ static uint64_t serial_phase(struct eng_run *r, struct par_worker *wk, int nw, u
 
     /* freed block slots */
     if (nfree > 0) {
-        uint64_t at = eng_disp_refill(r, nfree);
+        uint64_t wake;
+        uint64_t at = eng_disp_refill(r, end, nfree, &wake);
         if (at < low)
             low = at;
+        if (wake < low)
+            low = wake;
     }
     return low;
 }
@@ -590,7 +594,7 @@ int eng_par_run(struct eng_run *r, int threads)
             rc = -1;
             break;
         }
-        e = serial_phase(r, wk, started, e);
+        e = serial_phase(r, wk, started, e, end);
         if (e == ENG_PEND) {
             snprintf(r->err, 512, "out of memory");
             rc = -1;

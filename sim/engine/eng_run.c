@@ -51,7 +51,8 @@ static const char *check_arch(const struct arch *a)
         return "memory.l1_bytes_per_clk and memory.l2_bytes_per_clk must be > 0";
     if (!(arch_dram_bytes_per_clk(a) > 0))
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
-    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY)
+    if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY &&
+        a->policy != SCHED_GYB)
         return "scheduler.policy must be gto, lrr or gty";
     return NULL;
 }
@@ -91,7 +92,6 @@ static void free_run(struct eng_run *r)
     }
     mem_gpu_free(&r->mem);
     free(r->sm);
-    free(r->freed);
     free(r->sm_ready);
 }
 
@@ -103,9 +103,8 @@ static int alloc_run(struct eng_run *r)
     r->sub = sub;
     r->slots_per_smsp = (nslots + sub - 1) / sub;
     r->sm = eng_line_calloc((size_t)a->sm_count, sizeof *r->sm);
-    r->freed = calloc((size_t)a->sm_count * (size_t)r->bps, sizeof *r->freed);
     r->sm_ready = calloc((size_t)a->sm_count, sizeof *r->sm_ready);
-    if (!r->sm || !r->freed || !r->sm_ready)
+    if (!r->sm || !r->sm_ready)
         return -1;
     if (mem_gpu_init(&r->mcfg, &r->mem) != 0)
         return -1;

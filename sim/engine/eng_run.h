@@ -135,11 +135,10 @@ struct eng_req {
     uint8_t is_atom;       /* atomic                                                */
 };
 
-/* A block slot freed at cycle t (refilled at the epoch end, eng_disp.c). */
+/* A block slot freed at cycle t, waiting for the dispatcher (eng_disp.c). */
 struct eng_free_ev {
     uint64_t t;            /* retirement cycle                                      */
     int bslot;             /* block slot                                            */
-    int rank;              /* slots this SM freed earlier in the same cycle         */
 };
 
 /* Each SM is stepped by one thread at a time, and in a parallel run SMs
@@ -178,18 +177,13 @@ struct eng_sm {
     /* outboxes of one epoch */
     struct eng_req *req;   /* memory requests waiting for the global stage           */
     int nreq, capreq;      /* used / allocated                                      */
-    struct eng_free_ev *fr;/* freed block slots                                     */
+    struct eng_free_ev *fr;/* freed block slots the dispatcher has not taken back yet,
+                              oldest first (written by the SM's thread while it
+                              steps, consumed in the serial phase)               */
     int nfr;               /* used ([bps] allocated)                                */
     int *unres;            /* slots with an unresolved evaluation                    */
     int nunres;            /* entries in unres ([bps * wpb] allocated)              */
     char err[512];         /* its message                                           */
-};
-
-/* A block slot freed in one cycle, waiting for the dispatcher. */
-struct eng_freed {
-    int sm;                     /* SM index                                        */
-    int bslot;                  /* block slot on that SM                           */
-    int rank;                   /* how many slots that SM freed before this one    */
 };
 
 struct eng_run {
@@ -210,7 +204,6 @@ struct eng_run {
                                    check)                                          */
     uint64_t nblocks;           /* blocks in the grid                              */
     uint64_t next_block;        /* next block the dispatcher hands out             */
-    struct eng_freed *freed;    /* [sm_count * bps] block slots freed in one cycle */
     double disp_next;           /* dispatcher (serial phase only): earliest cycle,
                                    fractional, it is free for its next job         */
     uint64_t last_back;         /* cycle the dispatcher finished taking back the
@@ -219,7 +212,8 @@ struct eng_run {
                                    fractional, each SM may start its next block    */
     double blk_cost;            /* an SM's cycles per block start: sm_block_cycles
                                    + sm_warp_cycles x wpb                          */
-    int nfreed;                 /* entries in freed                                */
+    int nwaiting;               /* freed slots in the SMs' queues (refill's count) */
+    int disp_rr;                /* SM the dispatcher served last (round-robin)     */
     char *err;                  /* message buffer [512]                            */
 };
 

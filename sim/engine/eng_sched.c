@@ -40,10 +40,36 @@ static int pick_greedy(const struct eng_warp *w, int sub, int s, const int *elig
     return best;
 }
 
+/* Greedy, then the youngest block (launch order), and within it the first
+ * eligible slot after the last issued one, wrapping. */
+static int pick_gyb(const struct eng_warp *w, int sub, int s, int last, const int *elig,
+                    const uint8_t *mark, int n, int last_idx)
+{
+    if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
+        return last_idx;
+    int best = -1;
+    uint32_t bblk = 0;
+    int bafter = 0;
+    for (int i = 0; i < n; i++) {
+        if (mark[i] != ENG_PICK_FREE)
+            continue;
+        uint32_t blk = w[elig[i] * sub + s].block;
+        int after = elig[i] > last;
+        if (best < 0 || blk > bblk || (blk == bblk && after && !bafter)) {
+            best = i;
+            bblk = blk;
+            bafter = after;
+        }
+    }
+    return best;
+}
+
 int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int last,
                    const int *elig, const uint8_t *mark, int n, int last_idx)
 {
     if (policy == SCHED_LRR)
         return pick_lrr(last, elig, mark, n);
+    if (policy == SCHED_GYB)
+        return pick_gyb(w, sub, s, last, elig, mark, n, last_idx);
     return pick_greedy(w, sub, s, elig, mark, n, last_idx, policy == SCHED_GTY);
 }
