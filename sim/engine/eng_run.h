@@ -24,6 +24,7 @@
 #include "engine/eng_sb.h"
 #include "mem/mem.h"
 #include "occ/occ.h"
+#include "trace/trace_ctl.h"
 
 #define ENG_NEVER UINT64_MAX
 
@@ -220,6 +221,8 @@ struct eng_run {
     double blk_cost;            /* an SM's cycles per block start: sm_block_cycles
                                    + sm_warp_cycles x wpb                          */
     int nfreed;                 /* entries in freed                                */
+    struct trace_ctl ctl;       /* scheduler.assign_ctl: the kernel with assigned control
+                                   bits, which k then points to (n 0: none)        */
     char *err;                  /* message buffer [512]                            */
 };
 
