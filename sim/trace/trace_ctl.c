@@ -17,9 +17,11 @@
  *    gets a write counter when some other instruction of the program reads
  *    or writes one of its destinations (ptxas gives none to a result never
  *    used: the committed SASS's `LDC R1, c[0x0][0x28]`); a load, store or
- *    atomic gets a read counter when some other instruction writes one of
- *    its sources (the WAR hazard on address and data registers that ptxas
- *    covers with one, e.g. an LDG whose address register a loop rewrites).
+ *    atomic gets a read counter when an instruction other than a load or
+ *    atomic writes one of its sources (the WAR hazard on address and data
+ *    registers that ptxas covers with one, e.g. an LDG whose address
+ *    register an IADD3 of the loop rewrites; war_free() says why loads
+ *    need none).
  *
  * 2. Counters and wait masks by a forward data-flow walk over the program's
  *    control graph (loops, conditions, jumps): the state says, per register,
@@ -66,10 +68,11 @@
  *    keeps one entry per bank and slot).  Step 3 also counts pipe
  *    throughput as ptxas does (pipe_free()).  Measured agreement with ptxas
  *    on the 1,656 instructions of validate/traces/ (one kernel per case,
- *    tests/test_trace_ctl.c ptxas_agreement): stall exact 81.8 %, within
- *    +-1 93.2 %, yield 86.8 %, wait placement 95.0 %, write counter 98.8 %,
- *    read counter 88.3 % (the pass gives one to every memory reader of a
- *    register rewritten later; ptxas only to the last), reuse 97.9 %.
+ *    tests/test_trace_ctl.c ptxas_agreement): stall exact 81.5 %, within
+ *    +-1 93.2 %, yield 86.8 %, wait placement 96.7 %, write counter 98.8 %,
+ *    read counter 88.3 % (the pass marks every memory reader of a register
+ *    an ALU instruction rewrites, sharing one counter; ptxas only the
+ *    last), reuse 97.9 %.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -133,11 +136,19 @@ static int classify(const struct nt_prog *p, const struct arch *a, const struct 
         free(wr);
         return -1;
     }
+    uint32_t *wa = calloc(TR_NREGS, sizeof *wa); /* writers that are not loads or atomics */
+    if (!wa) {
+        free(rd);
+        free(wr);
+        return -1;
+    }
     for (uint32_t i = 0; i < p->ninsts; i++) {
         for (int j = 0; j < insts[i].nrs; j++)
             rd[insts[i].rs[j]]++;
-        for (int j = 0; j < insts[i].nrd; j++)
+        for (int j = 0; j < insts[i].nrd; j++) {
             wr[insts[i].rd[j]]++;
+            wa[insts[i].rd[j]] += !is_mem(&insts[i]);
+        }
     }
     for (uint32_t i = 0; i < p->ninsts; i++) {
         const struct tr_inst *in = &insts[i];
@@ -165,17 +176,26 @@ static int classify(const struct nt_prog *p, const struct arch *a, const struct 
                 self += in->rs[s] == r;
             f->want_w = rd[r] + wr[r] > self;
         }
-        for (int j = 0; is_mem(in) && j < in->nrs && !f->want_r; j++) {
-            uint16_t r = in->rs[j];
-            uint32_t self = 0;
-            for (int d = 0; d < in->nrd; d++)
-                self += in->rd[d] == r;
-            f->want_r = wr[r] > self;
-        }
+        /* (a load writing the register is no WAR hazard: war_free()) */
+        for (int j = 0; is_mem(in) && j < in->nrs && !f->want_r; j++)
+            f->want_r = wa[in->rs[j]] > 0;
     }
     free(rd);
     free(wr);
+    free(wa);
     return 0;
+}
+
+/* Is a write by `in` free of write-after-read hazards against memory
+ * instructions still reading their sources?  A load or atomic is: a warp's
+ * memory requests leave in order, and a load writes its destination only
+ * once its own request was answered, after the earlier ones read their
+ * sources.  ptxas agrees: in the committed SASS, LDGs whose address
+ * registers later LDGs overwrite carry no read counter (reduce, stencil5),
+ * and giving them one costs counters that then must be shared. */
+static int war_free(const struct tr_inst *in)
+{
+    return in->kind == TR_K_LOAD || in->kind == TR_K_ATOMIC;
 }
 
 /* Counters some register of s refers to. */
@@ -207,6 +227,29 @@ static int pick(struct ctl_walk *k, const struct ctl_state *s, int avoid)
     return c;
 }
 
+/* A read counter: the one a pending memory read already holds (and no
+ * pending write), if any, else a new one (pick).  Sharing it is what ptxas
+ * does (the committed SASS gives one read counter to the last of a run of
+ * LDGs that read an address register, stencil5 and reduce): a warp's memory
+ * requests leave in order, so the writer that waits for the counter to
+ * reach 0 waits for the last reader, which is what it needs, and the other
+ * counters stay free for results. */
+static int pick_read(struct ctl_walk *k, const struct ctl_state *s, int avoid)
+{
+    uint8_t hw = 0, hr = 0;
+    for (int r = 0; r < TR_NREGS; r++) {
+        hw |= s->w[r];
+        hr |= s->r[r];
+    }
+    uint8_t only_r = (uint8_t)(hr & ~hw);
+    for (int c = 0; c < TR_NSB; c++)
+        if ((only_r >> c & 1) && c != avoid) {
+            k->lru[c] = ++k->clock;
+            return c;
+        }
+    return pick(k, s, avoid);
+}
+
 /* One instruction on the walk: its wait mask from the state, then the
  * counters it holds. */
 static void visit(struct ctl_walk *k, uint32_t i, struct ctl_state *s)
@@ -217,7 +260,7 @@ static void visit(struct ctl_walk *k, uint32_t i, struct ctl_state *s)
     for (int j = 0; j < in->nrs; j++)
         need |= s->w[in->rs[j]];
     for (int j = 0; j < in->nrd; j++)
-        need |= (uint8_t)(s->w[in->rd[j]] | s->r[in->rd[j]]);
+        need |= (uint8_t)(s->w[in->rd[j]] | (war_free(in) ? 0 : s->r[in->rd[j]]));
     k->wait[i] |= need;
     uint8_t m = k->wait[i];
     if (m)
@@ -233,7 +276,7 @@ static void visit(struct ctl_walk *k, uint32_t i, struct ctl_state *s)
     }
     if (f->want_r) {
         if (in->rbar == TR_SB_NONE)
-            in->rbar = (uint8_t)pick(k, s, in->wbar);
+            in->rbar = (uint8_t)pick_read(k, s, in->wbar);
         for (int j = 0; j < in->nrs; j++)
             s->r[in->rs[j]] |= (uint8_t)(1u << in->rbar);
     }
