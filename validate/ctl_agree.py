@@ -20,7 +20,7 @@ its table when the test binary is run from the source root.  A full run (all
 cases at 1, 4 and 16 blocks per SM) takes about 32 minutes on two cores.
 
 Usage: python3 validate/ctl_agree.py SMSIM [--config configs/h200.yaml]
-           [--blocks 1,4,16] [--jobs 2]
+           [--blocks 1,4,16] [--jobs 2] [--case REGEX]
 """
 import argparse
 import concurrent.futures as cf
@@ -97,11 +97,13 @@ def main():
     ap.add_argument("--config", default="configs/h200.yaml")
     ap.add_argument("--blocks", default="1,4,16")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--case", default="", help="only cases matching this regex")
     a = ap.parse_args()
     want = {int(x) for x in a.blocks.split(",")} if a.blocks else None
     with open("validate/traces/manifest.tsv") as f:
         rows = [r for r in csv.DictReader(f, delimiter="\t")
-                if want is None or int(r["blocks_per_sm"]) in want]
+                if (want is None or int(r["blocks_per_sm"]) in want)
+                and re.search(a.case, r["case"])]
     tmp = tempfile.mkdtemp(prefix="ctl_agree.")
     jobs = []
     for r in rows:
