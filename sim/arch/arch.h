@@ -119,6 +119,9 @@ struct arch {
                                   the block                                       */
     int warp_release;          /* scheduler.warp_release: cycles an exited warp still holds
                                   its SM warp slot (sm__warps_active, not smsp__)  */
+    int assign_ctl;            /* scheduler.assign_ctl: 1 = derive control bits for
+                                  traces without them (sim/trace/trace_ctl.c), 0 =
+                                  such traces use the register scoreboard         */
 
     /* --- pipes (engine) ---------------------------------------------- */
     struct arch_pipe_cfg pipe[PIPE_COUNT]; /* pipes.<name>.{latency,issue_interval,dep} */

@@ -161,6 +161,11 @@ static const struct arch_key keys[] = {
        "after a warp retires the SM frees its warp slot this much later: the warp counts in "
        "sm__warps_active (not in smsp__warps_active) until then, and its block's slot is "
        "taken back by the dispatcher only after its last warp's release"),
+    KI("scheduler.assign_ctl", assign_ctl, 0, 1, "0", "",
+       "traces whose instructions carry no control bits (hand-written native traces): 1 = "
+       "an assignment pass derives stall counts, dependence counters, wait masks, yield and "
+       "reuse bits from the pipe latencies as ptxas does, so they run on the compiler-guided "
+       "issue stage; 0 = they use the register scoreboard (Accel-Sim traces always do)"),
     /* pipes */
     PIPE("fma", PIPE_FMA, "FP32 pipe (FFMA, FADD, FMUL)", "4", "1", "fixed"),
     PIPE("alu", PIPE_ALU, "integer/logic pipe (IADD3, LOP3, ISETP, ...)", "4", "2", "fixed"),

@@ -93,6 +93,7 @@ static void free_run(struct eng_run *r)
     mem_gpu_free(&r->mem);
     free(r->sm);
     free(r->sm_ready);
+    trace_ctl_free(&r->ctl);
 }
 
 static int alloc_run(struct eng_run *r)
@@ -257,7 +258,13 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     r.nblocks = nblocks;
     r.blk_cost = a->sm_block_cycles + a->sm_warp_cycles * (double)r.wpb;
     mem_cfg_init(&r.mcfg, a, occ.smem_config_bytes, o->seed);
-    if (alloc_run(&r) != 0) {
+    /* Traces without control bits: the assignment pass derives them from
+     * this arch's latencies (trace_ctl.h), so they run on the same issue
+     * model as compiler output; off, the register scoreboard decides. */
+    int ctl_rc = a->assign_ctl ? trace_ctl_new(k, a, &r.ctl) : 0;
+    if (r.ctl.n)
+        r.k = &r.ctl.k;
+    if (ctl_rc != 0 || alloc_run(&r) != 0) {
         free_run(&r);
         stats_kernel_free(out);
         snprintf(err, 512, "out of memory");

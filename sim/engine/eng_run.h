@@ -24,6 +24,7 @@
 #include "engine/eng_sb.h"
 #include "mem/mem.h"
 #include "occ/occ.h"
+#include "trace/trace_ctl.h"
 
 #define ENG_NEVER UINT64_MAX
 
@@ -214,6 +215,8 @@ struct eng_run {
                                    + sm_warp_cycles x wpb                          */
     int nwaiting;               /* freed slots in the SMs' queues (refill's count) */
     int disp_rr;                /* SM the dispatcher served last (round-robin)     */
+    struct trace_ctl ctl;       /* scheduler.assign_ctl: the kernel with assigned control
+                                   bits, which k then points to (n 0: none)        */
     char *err;                  /* message buffer [512]                            */
 };
 
