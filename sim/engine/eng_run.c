@@ -53,7 +53,7 @@ static const char *check_arch(const struct arch *a)
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
     if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY &&
         a->policy != SCHED_GYB)
-        return "scheduler.policy must be gto, lrr or gty";
+        return "scheduler.policy must be gto, lrr, gty or gyb";
     return NULL;
 }
 
