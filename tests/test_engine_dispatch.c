@@ -95,6 +95,18 @@ static void on_block(void *ud, int sm, uint32_t block, uint64_t from, uint64_t t
     }
 }
 
+/* Options whose observer records every block's start into *rec. */
+static void record_starts(struct starts *rec, struct engine_observer *obs,
+                          struct engine_opts *o)
+{
+    memset(rec, 0, sizeof *rec);
+    memset(obs, 0, sizeof *obs);
+    obs->ud = rec;
+    obs->block_life = on_block;
+    tu_opts(o);
+    o->obs = obs;
+}
+
 /* The GPU-wide rate: 12 one-warp blocks on 3 SMs, the dispatcher busy
  * dispatch_launch = 7 cycles per block and nothing else: block k leaves it
  * at 7 k to SM k % 3 and starts there at once.  The dispatcher is one unit:
@@ -107,14 +119,9 @@ static void gpu_rate(void **state)
     tu_arch(&a, 3);
     a.dispatch_launch = 7;
     struct starts rec;
-    memset(&rec, 0, sizeof rec);
     struct engine_observer obs;
-    memset(&obs, 0, sizeof obs);
-    obs.ud = &rec;
-    obs.block_life = on_block;
     struct engine_opts o;
-    tu_opts(&o);
-    o.obs = &obs;
+    record_starts(&rec, &obs, &o);
     struct tu_kernel t;
     exit_only(&t, 12);
     struct stats_kernel st;
@@ -186,14 +193,9 @@ static void round_robin(void **state)
     a.dispatch_retire = 10;
     a.block_launch_latency = 1;
     struct starts rec;
-    memset(&rec, 0, sizeof rec);
     struct engine_observer obs;
-    memset(&obs, 0, sizeof obs);
-    obs.ud = &rec;
-    obs.block_life = on_block;
     struct engine_opts o;
-    tu_opts(&o);
-    o.obs = &obs;
+    record_starts(&rec, &obs, &o);
     o.blocks_per_sm_cap = 2;
     struct tr_inst nop = tu_inst(TR_K_NOP, PIPE_ALU);
     strcpy(nop.opcode, "NOP");
