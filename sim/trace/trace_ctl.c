@@ -615,8 +615,14 @@ static struct nt_prog *positions(const struct nt_prog *p)
         if (q->ops[i].type != NT_INST)
             continue;
         q->insts[n] = p->insts[p->ops[i].arg];
-        if (p->mem)
-            q->mem[n] = p->mem[p->ops[i].arg];
+        /* (the reader sizes mem only up to its last instruction with
+         * addresses, and reads an entry only under NT_F_ADDR) */
+        if (p->mem) {
+            if (q->ops[i].flags & NT_F_ADDR)
+                q->mem[n] = p->mem[p->ops[i].arg];
+            else
+                memset(&q->mem[n], 0, sizeof q->mem[n]);
+        }
         q->ops[i].arg = n++;
     }
     if (p->run && nt_prog_runs(q) != 0)
