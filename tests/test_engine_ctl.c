@@ -252,25 +252,36 @@ static void yield_bubble(void **state)
     }
 }
 
-/* Register banks: FFMA R10, R2, R4, R6 reads three registers of bank 0
- * through its one port: 3 cycles, so the SMSP's next instruction waits 2
- * (dispatch_stall).  Ten such FFMAs issue at 0, 3, ..., 27 and EXIT at 30;
- * 9 x 2 = 18 cycles of dispatch_stall plus 2 before EXIT.  With R2, R3, R4
- * (two in bank 0, one in bank 1): +1, issues every 2 cycles.  With R2.reuse
- * R4.reuse R6 (reuse 0x3): the first FFMA misses the cache (+2), the others
- * find R2 and R4 in slots 0 and 1 and read only R6: issues at 0, 3, 4, ...,
- * 11 and EXIT at 12. */
+/* Register banks (docs/model.md "Control bits"): an FFMA issued at t
+ * passes the control stage (t + 1) and leaves the allocate stage at t + 2
+ * unless the read ports are still busy; k reads from one bank keep the
+ * ports k cycles.  While the allocate stage holds one instruction the
+ * control stage keeps the next and nothing issues (dispatch_stall).
+ * One warp, ten FFMAs with stall 1, then EXIT:
+ * - R2, R4, R6 (three reads of bank 0): I0 issues at 0 and leaves allocate
+ *   at 2 (ports busy to 5); I1 at 1 enters allocate at 2, leaves at 5
+ *   (busy to 8); I2 at 2 waits in control until 5, so 3 and 4 are
+ *   dispatch_stall; from then on I_k issues at 3k - 4 and enters allocate
+ *   at 3k - 1: 0, 1, 2, 5, 8, ..., 23; I9 enters allocate at 26, EXIT
+ *   issues at 26.  dispatch_stall: 2 cycles behind each of I2..I9 = 16.
+ * - R2, R3, R4 (two in bank 0): ports 2 cycles each: 0, 1, 2, 4, ..., 16,
+ *   EXIT at 18; 1 cycle behind each of I2..I9 = 8.
+ * - R2.reuse R4.reuse R6 (reuse 0x3): I0 misses (3 reads, busy to 5), the
+ *   others read only R6: I1 leaves at 5, I2 waits in control 3 and 4, then
+ *   one per cycle: 0, 1, 2, 5, 6, ..., 11, EXIT at 12; dispatch_stall 2.
+ * - R2, R2, R2: one register read once, one port cycle: 0..9, EXIT 10, no
+ *   dispatch_stall (read three times it would be the first case). */
 static void bank_conflicts_and_reuse(void **state)
 {
     (void)state;
     enum { N = 10 };
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 4; c++) {
         struct arch a;
         tu_arch(&a, 1);
         struct tr_inst f = ctl(tu_alu(PIPE_FMA, 10, 2, 4, 6), 1, 0, -1, 0);
         f.opr[0] = 2;
-        f.opr[1] = c == 1 ? 3 : 4;
-        f.opr[2] = c == 1 ? 4 : 6;
+        f.opr[1] = c == 1 ? 3 : c == 3 ? 2 : 4;
+        f.opr[2] = c == 1 ? 4 : c == 3 ? 2 : 6;
         if (c == 2)
             f.reuse = 0x3;
         struct tr_inst body[1] = {f};
@@ -280,13 +291,47 @@ static void bank_conflicts_and_reuse(void **state)
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         uint64_t want[N + 1];
-        for (int i = 0; i <= N; i++)
-            want[i] = c == 0 ? 3u * i : c == 1 ? 2u * i : i == 0 ? 0 : (uint64_t)i + 2;
+        for (int i = 0; i < N; i++)
+            want[i] = i < 3 || c == 3 ? (uint64_t)i
+                      : c == 0 ? 3u * i - 4 : c == 1 ? 2u * i - 2 : (uint64_t)i + 2;
+        want[N] = c == 0 ? 26 : c == 1 ? 18 : c == 2 ? 12 : 10;
         expect_times(&is, want, N + 1);
-        uint64_t ds = c == 0 ? 2 * N : c == 1 ? N : 2;
+        uint64_t ds = c == 0 ? 16 : c == 1 ? 8 : c == 2 ? 2 : 0;
         assert_int_equal(st.smsp[0].state[WS_DISPATCH_STALL], ds);
         stats_kernel_free(&st);
     }
+}
+
+/* While the issue is blocked, stall counters stand still (the H200's wait
+ * grows with the port bubbles: validate/calib_regbank.py).  One warp: I0,
+ * I1 FFMA R2, R4, R6 with stall 1, I2 the same with stall 4, I3 an FFMA
+ * reading no register (stall 1), EXIT.  I0 at 0 (allocate at 2, ports busy
+ * to 5), I1 at 1 (allocate 2..5, busy to 8), I2 at 2: it waits in control
+ * until 5, so issue is blocked at 3 and 4 and I2's stall count, 2 + 4 = 6,
+ * ends 2 cycles later, at 8 (without the freeze: 6).  I3 at 8 enters
+ * allocate at 9 (I2 left at 8), EXIT at 9.  wait: 3..7 = 5 cycles; no
+ * dispatch_stall (the warp waits on its own counter while blocked). */
+static void stall_counters_freeze(void **state)
+{
+    (void)state;
+    struct arch a;
+    tu_arch(&a, 1);
+    struct tr_inst f = ctl(tu_alu(PIPE_FMA, 10, 2, 4, 6), 1, 0, -1, 0);
+    f.opr[0] = 2;
+    f.opr[1] = 4;
+    f.opr[2] = 6;
+    struct tr_inst body[4] = {f, f, f, ctl(tu_alu(PIPE_FMA, 12, 2, 4, 6), 1, 0, -1, 0)};
+    body[2].stall = 4;
+    struct tu_kernel t;
+    tu_kernel_init(&t, 1, 32, body, 4, 1);
+    struct issues is;
+    struct stats_kernel st;
+    run_obs(&a, &t, &is, &st);
+    const uint64_t want[] = {0, 1, 2, 8, 9};
+    expect_times(&is, want, 5);
+    assert_int_equal(st.smsp[0].state[WS_WAIT], 5);
+    assert_int_equal(st.smsp[0].state[WS_DISPATCH_STALL], 0);
+    stats_kernel_free(&st);
 }
 
 /* Greedy-then-youngest on four warps of one SMSP (W0 oldest .. W3 youngest:
@@ -366,6 +411,7 @@ int main(void)
         cmocka_unit_test(stall_count),
         cmocka_unit_test(yield_bubble),
         cmocka_unit_test(bank_conflicts_and_reuse),
+        cmocka_unit_test(stall_counters_freeze),
         cmocka_unit_test(greedy_then_youngest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

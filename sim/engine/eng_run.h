@@ -93,8 +93,13 @@ struct eng_smsp {
     int last;              /* local slot of the last issued warp, -1 none           */
     uint64_t ifill_free;   /* the L0 fill port takes the next fill from this cycle
                               (busy scheduler.icache_fill_cycles per line)        */
-    uint64_t rf_free;      /* the register-read stage takes the next instruction from
-                              this cycle (bank-conflict bubbles: dispatch_stall)  */
+    uint64_t rf_free;      /* issue is blocked before this cycle: the control stage
+                              holds an instruction the allocate stage cannot take
+                              yet (register-port bubble: dispatch_stall)          */
+    uint64_t rf_exit;      /* cycle the last fixed-latency instruction left the
+                              allocate stage (its reads start the cycle after)    */
+    uint64_t rf_next;      /* the next one leaves the allocate stage no earlier:
+                              the read ports are busy until then                 */
     uint16_t rfc_slot[2][3]; /* register-file cache, [bank][operand slot]: warp slot
                               + 1 of the entry's owner, 0 = empty                */
     uint8_t rfc_reg[2][3]; /* ... and its register                                  */

@@ -124,8 +124,8 @@ eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, const struct 
         mem_queue_busy(w->queue == MEM_Q_LG ? &sp->lg : &sp->mio, t, until))
         return w->queue == MEM_Q_LG ? WS_LG_THROTTLE : WS_MIO_THROTTLE;
     if (t < sp->rf_free) {
-        /* the register-read stage still holds the SMSP's previous
-         * instruction (bank conflict): ncu reports "dispatch_stall" */
+        /* the control stage holds an instruction the allocate stage
+         * cannot take yet (register ports): ncu's "dispatch_stall" */
         *until = sp->rf_free;
         return WS_DISPATCH_STALL;
     }
@@ -134,19 +134,37 @@ eval(int fma_split, const struct eng_smsp *sp, struct eng_warp *w, const struct 
 }
 
 /* Cycles from issue until a fixed-latency instruction has read its source
- * registers (releases its read counter): Huerta et al. MICRO 2025 §5 measure
- * three cycles of operand read (shared/reference/modern-sm-core.md §4). */
+ * registers (releases its read counter) when nothing holds it: Huerta et al.
+ * MICRO 2025 §5 measure three cycles of operand read
+ * (shared/reference/modern-sm-core.md §4). */
 enum { ENG_RF_READ = 3 };
 
-/* The register-read stage for w's instruction `in` issued at t (control bits
- * only): two banks per SMSP (register number mod 2), one read port each, so
- * k reads from one bank take k cycles; the SMSP's next instruction waits the
- * extra ones (rf_free).  A source whose slot and bank hold the same
- * register of the same warp in the register-file cache needs no port; the
- * reuse bit of a slot keeps its register there, any other read of that
- * slot and bank evicts it.  Measured on Ampere (modern-sm-core.md §4): FMUL
- * with both sources in one bank +1 cycle, FFMA with three +2. */
-static void rf_read(struct eng_smsp *sp, int slot, const struct tr_inst *in, uint64_t t)
+/* The pipeline from issue to the register file (Huerta et al. MICRO 2025
+ * §5.1.1, §5.3), for a fixed-latency instruction issued at t: a control
+ * stage (t + 1), then an allocate stage that holds the instruction until
+ * the read ports are free (it leaves at t + 2 when nothing holds it, its
+ * reads follow).  Per SMSP two banks (register number mod 2), one read
+ * port each: an instruction reading k registers of one bank keeps the
+ * ports k cycles, and the next one leaves the allocate stage no earlier.
+ * No port is needed by a register an earlier slot of the same instruction
+ * reads, nor by a register-file cache hit: one entry per bank and operand
+ * slot, a read whose slot and bank hold the same register of the same warp;
+ * the slot's reuse bit keeps its register there, any other read of that
+ * slot and bank evicts it.  While the allocate stage holds one instruction
+ * the control stage keeps the next, and the scheduler issues nothing
+ * (rf_free: dispatch_stall); in those cycles every warp's stall counter
+ * stands still (*frozen: the cycles from t + 1 the issue is blocked for).
+ * Returns the delay of this instruction's reads beyond the unheld case.
+ * Calibration (validate/calib_regbank.py, kit3 regbank, 108 launches):
+ * FFMA R6, R0, R6, R3 issues every 2 cycles from 4 warps per SMSP with 4.9
+ * cycles of wait and 0.9 of dispatch_stall per issue (the frozen counters);
+ * FFMA R11, R11, R11, R11 and FMUL R11, R11, R11 issue every cycle; with one
+ * warp a held instruction costs nothing when its warp's next one is not
+ * ready anyway (FFMA pairs at ILP 2).  Reads placed in fixed cycles per
+ * operand slot fit these too but not FMULs alternating banks, and hold
+ * SGEMM's FFMAs twice as often as the H200 does (docs/calibration.md). */
+static uint64_t rf_alloc(struct eng_smsp *sp, int slot, const struct tr_inst *in, uint64_t t,
+                         uint64_t *frozen)
 {
     int reads[2] = {0, 0};
     uint16_t owner = (uint16_t)(slot + 1);
@@ -156,7 +174,8 @@ static void rf_read(struct eng_smsp *sp, int slot, const struct tr_inst *in, uin
             continue;
         int b = reg & 1;
         int hit = sp->rfc_slot[b][k] == owner && sp->rfc_reg[b][k] == reg;
-        reads[b] += !hit;
+        int dup = (k > 0 && in->opr[0] == reg) || (k > 1 && in->opr[1] == reg);
+        reads[b] += !hit && !dup;
         if ((in->reuse >> k) & 1) {
             sp->rfc_slot[b][k] = owner;
             sp->rfc_reg[b][k] = (uint8_t)reg;
@@ -165,14 +184,36 @@ static void rf_read(struct eng_smsp *sp, int slot, const struct tr_inst *in, uin
         }
     }
     int most = reads[0] > reads[1] ? reads[0] : reads[1];
-    if (most > 1)
-        sp->rf_free = t + (uint64_t)most;
+    /* enters the allocate stage at e, when the previous one has left it */
+    uint64_t e = sp->rf_exit > t + 1 ? sp->rf_exit : t + 1;
+    uint64_t x = sp->rf_next > e + 1 ? sp->rf_next : e + 1;
+    sp->rf_exit = x;
+    sp->rf_next = x + (uint64_t)(most > 1 ? most : 1);
+    sp->rf_free = e;
+    *frozen = e - (t + 1);
+    return x - (t + 2);
 }
 
-/* The control bits of w's instruction issued at t: the stall count (a yield
- * keeps the warp out of the next cycle too), the dependence counters it
- * increments (released at `res`, the result's write-back, and `rd`, when its
- * sources were read), and the register-read stage. */
+/* The stall counters of the SMSP's warps stand still for n cycles from t + 1
+ * (the issue is blocked, rf_alloc): a counter still running then ends n
+ * cycles later.  A warp whose cached state is `wait` is re-evaluated at
+ * its old end and finds the new one. */
+static void freeze_stalls(const struct eng_run *r, struct eng_sm *sm, int s, uint64_t t, uint64_t n)
+{
+    const struct eng_smsp *sp = &sm->sp[s];
+    for (int ls = 0; ls < sp->hi; ls++) {
+        struct eng_warp *x = &sm->w[ls * r->sub + s];
+        if (x->resident && x->stall_until > t + 1)
+            x->stall_until += n;
+    }
+}
+
+/* The control bits of w's instruction issued at t: the register-read stage
+ * (a fixed-latency instruction's result and read release come later by
+ * the cycles the allocate stage held it), the stall count (a yield keeps
+ * the warp out of the next cycle too), the dependence counters it
+ * increments (released at `res`, the result's write-back, and `rd`, when
+ * its sources were read). */
 static void ctl_issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp *sp,
                       struct eng_warp *w, int slot, const struct tr_inst *in, uint64_t t,
                       uint64_t res, uint64_t rd, int kind)
@@ -181,6 +222,14 @@ static void ctl_issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
     if (in->yield && su < t + 2)
         su = t + 2;
     w->stall_until = su;
+    if (in->kind == TR_K_ALU) {
+        uint64_t frozen;
+        uint64_t d = rf_alloc(sp, slot, in, t, &frozen);
+        res += d;
+        rd += d;
+        if (frozen)
+            freeze_stalls(r, sm, slot % r->sub, t, frozen);
+    }
     if ((in->wbar < TR_NSB || in->rbar < TR_NSB) && !sm->dc) {
         /* the SM's first counter: the counters are allocated on first use,
          * so kernels without control bits do not carry them (speed) */
@@ -195,8 +244,6 @@ static void ctl_issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_
         eng_dc_add(dc, in->wbar, res, kind, t);
     if (in->rbar < TR_NSB)
         eng_dc_add(dc, in->rbar, rd, kind, t);
-    if (in->kind == TR_K_ALU)
-        rf_read(sp, slot, in, t);
 }
 
 /* The observer's view of a closed state interval (timeline pictures). */
