@@ -27,6 +27,9 @@ the rate (issue active below 0.9 at 4 or 8 warps per scheduler).
     python3 validate/calib_regbank.py [--smsim build/smsim] [--config F]
         [--set sec.key=val ...] [--jobs N] [--case REGEX]
 
+(--case selects the launches whose "OP ILP PAT WPS" matches, e.g.
+'^ffma 1 0 ' or '^fmul .* 8$'.)
+
 Standard library only; deterministic.
 SPDX-License-Identifier: GPL-3.0-or-later
 """
@@ -115,12 +118,13 @@ def main():
     ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--case", default="", help="regex on 'OP ILP PAT' names, e.g. 'ffma 1 '")
+    ap.add_argument("--case", default="", help="regex on 'OP ILP PAT WPS', e.g. '^ffma 1 0 '")
     a = ap.parse_args()
     os.chdir(ROOT)
     fns = sassctl.functions(open(SASS).read().splitlines())
     pts = [p for p in launches()
-           if re.search(a.case, "%s %d %d" % ("ffma" if p["op"] == 0 else "fmul", p["ilp"], p["pat"]))]
+           if re.search(a.case, "%s %d %d %d" % ("ffma" if p["op"] == 0 else "fmul", p["ilp"], p["pat"],
+                                                 p["wps"]))]
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(a.jobs) as ex:
         sims = list(ex.map(lambda p: one(a, p, fns, tmp), pts))
     print("source: %s (rows as listed: file line)" % os.path.relpath(NCU, ROOT))
