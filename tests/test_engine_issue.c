@@ -197,7 +197,8 @@ static void deterministic_and_skip_exact(void **state)
 }
 
 /* Fetch: a warp waits fetch_latency cycles at launch (no_instruction); a
- * branch costs branch_latency cycles of branch_resolving. */
+ * branch costs branch_latency cycles of branch_resolving, then
+ * branch_fetch cycles of no_instruction while its target is fetched. */
 static void fetch_and_branch(void **state)
 {
     (void)state;
@@ -218,6 +219,15 @@ static void fetch_and_branch(void **state)
     assert_int_equal(p->inst_issued, 101);
     /* ALU, BRA each 1 cycle + 7 after each branch, + EXIT, + 10 fetch */
     assert_int_equal(st.cycles_elapsed, 10 + 50 * (2 + 7) + 1);
+    stats_kernel_free(&st);
+    /* the target's fetch: 3 more cycles after each of the 50 branches, in
+     * no_instruction (branch_resolving unchanged) */
+    a.branch_fetch = 3;
+    run_ok(&a, &t, &o, &st);
+    p = &st.smsp[0];
+    assert_int_equal(p->state[WS_NO_INSTRUCTION], 10 + 50 * 3);
+    assert_int_equal(p->state[WS_BRANCH_RESOLVING], 50 * 7);
+    assert_int_equal(st.cycles_elapsed, 10 + 50 * (2 + 7 + 3) + 1);
     stats_kernel_free(&st);
 }
 

@@ -85,6 +85,7 @@ struct arch {
     int fetch_latency;         /* scheduler.fetch_latency: cycles from warp launch to first instruction */
     int ibuffer_depth;         /* scheduler.ibuffer_depth: decoded instructions buffered per warp */
     int branch_latency;        /* scheduler.branch_latency: cycles a taken branch stalls its warp */
+    int branch_fetch;          /* scheduler.branch_fetch: then cycles to fetch its target */
     int block_launch_latency;  /* scheduler.block_launch_latency: cycles to place a block on an SM */
     int launch_start;          /* scheduler.launch_start: kernel start to the first block dispatch */
     int launch_drain;          /* scheduler.launch_drain: last warp retired to kernel end */

@@ -100,6 +100,9 @@ static const struct arch_key keys[] = {
        "decoded instructions buffered per warp"),
     KI("scheduler.branch_latency", branch_latency, 0, 10000, "8", "cycles",
        "cycles a taken branch stalls its warp (ncu 'branch_resolving')"),
+    KI("scheduler.branch_fetch", branch_fetch, 0, 10000, "0", "cycles",
+       "after those, cycles until the branch target is fetched (ncu 'no_instruction'; "
+       "an instruction-cache miss of the target adds its own wait)"),
     KI("scheduler.block_launch_latency", block_launch_latency, 0, 1000000, "100", "cycles",
        "least cycles from a block slot freed on an SM to the next block resident in it"),
     KI("scheduler.launch_start", launch_start, 0, 1000000, "0", "cycles",

@@ -124,7 +124,7 @@ int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *
         return -1;
     if (ic->r0[i] > w->fetch_ready) {
         w->fetch_ready = ic->r0[i];
-        w->branch = 0; /* the wait is for the line: no_instruction */
+        w->bres_until = 0; /* the wait is for the line: no_instruction */
     }
     w->fnew = 1;
     return 0;

@@ -105,12 +105,23 @@ int eng_fetch_ic_line(const struct arch *a, struct eng_sm *sm, struct eng_smsp *
  * takes a sealed copy of an instruction the reader left unsealed. */
 void eng_fetch_next(struct eng_run *r, struct eng_warp *w, struct tr_inst *room);
 
+/* The cycle a branch issued at t is resolved: scheduler.branch_latency
+ * after the cycle its successor would have been in the buffer
+ * (branch_resolving until then). */
+static inline uint64_t eng_fetch_resolved(const struct arch *a, uint64_t t)
+{
+    return t + 1 + (a->branch_latency > 0 ? (uint64_t)a->branch_latency : 0);
+}
+
 /* The first cycle the instruction after one issued at t is in the buffer:
- * one instruction per cycle reaches it, and a branch redirects fetch for
- * scheduler.branch_latency more cycles.  (Also study's one-warp walk.) */
+ * one instruction per cycle reaches it; after a branch, once it is
+ * resolved, fetching the target takes scheduler.branch_fetch more cycles
+ * (no_instruction).  (Also study's one-warp walk.) */
 static inline uint64_t eng_fetch_after(const struct arch *a, uint64_t t, int branch)
 {
-    return t + 1 + (branch && a->branch_latency > 0 ? (uint64_t)a->branch_latency : 0);
+    if (!branch)
+        return t + 1;
+    return eng_fetch_resolved(a, t) + (a->branch_fetch > 0 ? (uint64_t)a->branch_fetch : 0);
 }
 
 /* The first cycle a warp that became resident at t has its first

@@ -38,6 +38,8 @@
  * cached state holds lives in the SMSP's until[] array (scanned every step). */
 struct eng_warp {
     uint64_t fetch_ready;  /* first cycle the next instruction is in the buffer    */
+    uint64_t bres_until;   /* the fetch wait is a branch's (branch_resolving) before
+                              this cycle, no_instruction from it                  */
     uint64_t bar_until;    /* waits at a barrier while t < bar_until                */
     uint64_t mem_done;     /* all outstanding loads and stores complete (MEMBAR);
                               the known part while npend > 0                      */
@@ -51,7 +53,6 @@ struct eng_warp {
     uint8_t state;         /* enum warp_state over [since, ...)                     */
     uint8_t resident;      /* 1 while the slot holds a live warp                    */
     uint8_t finished;      /* EXIT issued (or stream ended)                         */
-    uint8_t branch;        /* the fetch wait is a branch (branch_resolving)         */
     uint8_t cond_ok;       /* conditions 1-3 hold for ni: only pipe/queue can block
                               it (they hold until ni issues: see eval())          */
     uint8_t pipe;          /* pipe of ni (valid with ni)                            */

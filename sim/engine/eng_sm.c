@@ -69,8 +69,12 @@ static int eval_cond(struct eng_warp *w, const struct eng_dc *dc, uint64_t t, ui
         return WS_WAIT;
     }
     if (t < w->fetch_ready) {
+        if (t < w->bres_until) {
+            *until = w->bres_until;
+            return WS_BRANCH_RESOLVING;
+        }
         *until = w->fetch_ready;
-        return w->branch ? WS_BRANCH_RESOLVING : WS_NO_INSTRUCTION;
+        return WS_NO_INSTRUCTION;
     }
     if (t < w->cmiss_until) {
         /* its constant operand is not in the constant cache yet */
@@ -478,8 +482,8 @@ static void issue(struct eng_run *r, int smi, struct eng_sm *sm, struct eng_smsp
         finish(r, sm, w, t);
         return;
     }
-    w->branch = (uint8_t)branch;
     w->fetch_ready = eng_fetch_after(a, t, branch);
+    w->bres_until = branch ? eng_fetch_resolved(a, t) : 0;
     if (sm->ic.l0 && w->ni->has_pc && (w->ni->pc >> ENG_ILINE_SHIFT) + 1 != w->fline &&
         eng_fetch_ic_line(a, sm, sp, w, slot, w->ni->pc >> ENG_ILINE_SHIFT) != 0)
         eng_error(r, smi, t, "out of memory");
