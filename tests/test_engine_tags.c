@@ -1,6 +1,7 @@
 /* test_engine_tags.c — the memory system's rooms for accesses with
  * addresses: LRU order and sectors of the tag array, a miss merging into a
- * line in flight, a full miss table holding the L1 stage, L2 hits on a
+ * line in flight, a full miss table holding the L1 stage (lines and the
+ * entries of an instruction), L2 hits on a
  * second touch and empty caches at every launch, and the DRAM latency
  * spread (a warp waits for its slowest line), store credits and the DRAM
  * read/write turnaround.  Hand-computed values.
@@ -140,6 +141,41 @@ static void full_mshr_holds(void **state)
     assert_int_equal(res.sent, 401);
     /* the stage is in order: a hit behind it waits as well */
     mem_sm_free(&m);
+}
+
+/* An instruction's own entries (memory.l1_mshr_inst_entries): with a
+ * table of 2 entries, a one-line load takes 2 when each load takes 1
+ * besides its line, so the next load's line waits as in full_mshr_holds;
+ * with 0 it takes 1 and the next load is sent at once. */
+static void inst_entries_hold(void **state)
+{
+    (void)state;
+    for (int per = 0; per <= 1; per++) {
+        struct arch a;
+        arch_tags(&a);
+        a.l1_mshr_lines = 2;
+        a.l1_mshr_inst_entries = per;
+        struct mem_cfg c;
+        mem_cfg_init(&c, &a, 0, 1);
+        struct mem_sm m;
+        assert_int_equal(mem_sm_init(&c, &m), 0);
+        struct mem_counters cnt = {0};
+        struct tr_inst in = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 10, 2, -1, 4, 0);
+        uint64_t addr[32];
+        struct tr_dyn d;
+        struct mem_local_res res;
+        struct mem_req q;
+        lanes(&d, addr, 0x1000);
+        assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 0, 0, 100, 0, &res, &q), 0);
+        assert_int_equal(res.sent, 101);
+        lanes(&d, addr, 0x1080);
+        assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 1, 0, 110, 1, &res, &q), 0);
+        assert_int_equal(res.global, 1);
+        /* per 0: 2 entries free, sent after the 1-cycle stage; per 1: the
+         * first load's 2 entries free at >= 101 + 300 (full_mshr_holds) */
+        assert_int_equal(res.sent, per ? 401 : 111);
+        mem_sm_free(&m);
+    }
 }
 
 /* Globally ordered stage: the second touch of a line hits L2, a new
@@ -479,6 +515,7 @@ int main(void)
         cmocka_unit_test(lru_order),
         cmocka_unit_test(miss_merges),
         cmocka_unit_test(full_mshr_holds),
+        cmocka_unit_test(inst_entries_hold),
         cmocka_unit_test(l2_second_touch_and_flush),
         cmocka_unit_test(spread_slowest_line),
         cmocka_unit_test(reserve_and_modulo),

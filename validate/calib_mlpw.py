@@ -134,20 +134,21 @@ def main():
 
     with ThreadPoolExecutor(a.jobs) as ex:
         res = list(ex.map(one, keys))
-    errs, lgd, onset = [], [], [0, 0]
+    errs, lgd, lse, onset = [], [], [], [0, 0]
     print("WID  L  b   GB/s ncu  smsim  err %   lg_throttle ncu  smsim   long_sb ncu  smsim")
     for (wid, L, b), gbs, lg, ls in res:
         p = pts[(wid, L, b)]
         e = 100.0 * (gbs - p["gbs"]) / p["gbs"]
         errs.append(abs(e))
         lgd.append(abs(lg - p["lg"]))
+        lse.append(abs(100.0 * (ls - p["ls"]) / p["ls"]))
         onset[0] += (p["lg"] >= 1.0) == (lg >= 1.0)
         onset[1] += 1
         print(f"{wid:3d} {L:2d} {b:2d}  {p['gbs']:6.0f} {gbs:6.0f} {e:+6.1f}   {p['lg']:8.1f} {lg:7.1f}"
               f"   {p['ls']:8.1f} {ls:7.1f}")
     print(f"GB/s MAPE {sum(errs) / len(errs):.1f} % (max {max(errs):.1f}); lg_throttle mean |diff| "
           f"{sum(lgd) / len(lgd):.2f} per issue; throttled (>= 1 per issue) or not agrees on "
-          f"{onset[0]} of {onset[1]}")
+          f"{onset[0]} of {onset[1]}; long_scoreboard MAPE {sum(lse) / len(lse):.1f} %")
 
 
 if __name__ == "__main__":

@@ -149,7 +149,8 @@ struct arch {
     int mio_queue_depth;       /* memory.mio_queue_depth: shared/MUFU instrs queued per SMSP before mio_throttle */
     int l1_ways;               /* memory.l1_ways: L1 associativity (tags)        */
     int l2_ways;               /* memory.l2_ways: L2 associativity (tags)        */
-    int l1_mshr_lines;         /* memory.l1_mshr_lines: lines in flight per SM, 0 = no limit */
+    int l1_mshr_lines;         /* memory.l1_mshr_lines: miss-table entries per SM, 0 = no limit */
+    int l1_mshr_inst_entries;  /* memory.l1_mshr_inst_entries: entries a missing load takes besides its lines */
     int l1_store_sectors;      /* memory.l1_store_sectors: store sectors awaiting L2 per SM, 0 = no limit */
     int dram_banks;            /* memory.dram_banks: independent DRAM servers     */
     double l2_latency_spread;  /* memory.l2_latency_spread: mean of an L2 hit's exponential extra latency */

@@ -223,9 +223,13 @@ static const struct arch_key keys[] = {
        "no tag arrays: hits come from the capacity rule even for accesses with addresses"),
     KI("memory.l2_ways", l2_ways, 0, 1024, "0", "ways",
        "L2 associativity: lines per set of the sectored L2 tag array; tags need both ways > 0"),
-    KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "lines",
-       "lines an SM can have in flight to L2 (miss table); when full the L1 stage waits "
-       "(ncu 'lg_throttle' behind it); 0 = no limit"),
+    KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "entries",
+       "entries of an SM's miss table: one per line in flight to L2, plus "
+       "l1_mshr_inst_entries per load instruction that sent them; when full the L1 stage "
+       "waits (ncu 'lg_throttle' behind it); 0 = no limit"),
+    KI("memory.l1_mshr_inst_entries", l1_mshr_inst_entries, 0, 64, "0", "entries",
+       "miss-table entries a load instruction that sends lines to L2 takes besides one per "
+       "line, for as long as its lines are in flight; 0 = lines only"),
     KI("memory.l1_store_sectors", l1_store_sectors, 0, 1 << 20, "0", "sectors",
        "store credits: sectors of global stores an SM can have sent that L2 has not accepted "
        "yet; when they are taken the L1 stage waits (ncu 'lg_throttle'); 0 = no limit"),

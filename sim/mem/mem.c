@@ -676,16 +676,19 @@ static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_coun
         if (found)
             rdy = dmax(rdy, t1 + a->l1_latency + (excess ? excess * a->l1_cycles_per_line : 0.0));
     }
-    /* the miss table: new lines need free entries, else the L1 stage
-     * waits (and everything behind it: the stage is in order) */
+    /* the miss table: new lines need free entries, one each and
+     * l1_mshr_inst_entries for the instruction (kit6's lg_throttle sets in
+     * at fewer lines for narrow loads: docs/calibration.md), else the L1
+     * stage waits (and everything behind it: the stage is in order) */
     if (fresh && m->mshr.cap > 0) {
-        uint64_t room = mem_mshr_room(&m->mshr, tt, fresh);
+        int k = fresh + a->l1_mshr_inst_entries;
+        uint64_t room = mem_mshr_room(&m->mshr, tt, k);
         if ((double)room > t1) {
             t1 = (double)room;
             if (t1 > m->l1_free)
                 m->l1_free = t1;
         }
-        if (mem_mshr_take(&m->mshr, fresh, (uint64_t)ceil(t1) + c->min_lat, ref) != 0)
+        if (mem_mshr_take(&m->mshr, k, (uint64_t)ceil(t1) + c->min_lat, ref) != 0)
             return -1;
     }
     res->sent = cycle_ceil(t1, t);

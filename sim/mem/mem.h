@@ -21,7 +21,8 @@
  *    a footprint) go through sectored, set-associative L1 (per SM) and L2
  *    (GPU-wide) tag arrays with LRU; a miss to a line already in flight
  *    waits for that line's data (merge) instead of sending a request, and a
- *    per-SM limit on lines in flight (memory.l1_mshr_lines) holds the L1
+ *    per-SM miss table (memory.l1_mshr_lines entries: one per line in
+ *    flight, l1_mshr_inst_entries per load instruction) holds the L1
  *    stage when it is full; accesses without addresses draw their hits
  *    from a capacity rule (mem_hit_p), the fallback;
  *  - bandwidth servers: the SM's L1/TEX stage and the GPU's L2 serve bytes
