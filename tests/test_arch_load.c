@@ -355,6 +355,10 @@ static void test_inconsistent(void **state)
     expect_variant_error("  l2_size_kb: 51200\n", "  l2_size_kb: 51200\n  dram_latency: 200\n",
                          "t.yaml:32:17: memory.l2_latency (290) exceeds memory.dram_latency "
                          "(200)");
+    expect_set_error("memory.l1_mshr_inst_entries=2",
+                     "--set:1:29: memory.l1_mshr_inst_entries (2) needs memory.l1_mshr_lines (0) "
+                     "larger than it: a one-line load takes 1 + l1_mshr_inst_entries entries "
+                     "(0 lines = no miss table)");
     const char *sets[] = { "memory.dram_latency=200" };
     expect_error(mini, sets, 1,
                  "--set:1:21: memory.l2_latency (290) exceeds memory.dram_latency (200)");

@@ -111,15 +111,16 @@ static void miss_merges(void **state)
     mem_sm_free(&m);
 }
 
-/* A full miss table holds the L1 stage (and so the LG queue slot, where
- * ncu's lg_throttle comes from) until an entry can have freed: an entry
- * not yet answered frees no earlier than its send + mem_min_latency. */
-static void full_mshr_holds(void **state)
+/* Two one-line loads on an empty L1 with a miss table of `lines` entries
+ * and `per` entries per instruction: line 0x1000 at t = 100 (sent at 101,
+ * after the 1-cycle L1 stage), then line 0x1080 at t = 110; returns the
+ * cycle the second is sent. */
+static uint64_t second_load_sent(int lines, int per)
 {
-    (void)state;
     struct arch a;
     arch_tags(&a);
-    a.l1_mshr_lines = 1;
+    a.l1_mshr_lines = lines;
+    a.l1_mshr_inst_entries = per;
     struct mem_cfg c;
     mem_cfg_init(&c, &a, 0, 1);
     struct mem_sm m;
@@ -133,49 +134,33 @@ static void full_mshr_holds(void **state)
     lanes(&d, addr, 0x1000);
     assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 0, 0, 100, 0, &res, &q), 0);
     assert_int_equal(res.sent, 101);
-    /* line 0x1080 at t = 110: the one entry frees at >= 101 + 300 (the
-     * smaller of l2_latency 300 and dram_latency 700) */
     lanes(&d, addr, 0x1080);
     assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 1, 0, 110, 1, &res, &q), 0);
     assert_int_equal(res.global, 1);
-    assert_int_equal(res.sent, 401);
-    /* the stage is in order: a hit behind it waits as well */
     mem_sm_free(&m);
+    return res.sent;
+}
+
+/* A full miss table holds the L1 stage (and so the LG queue slot, where
+ * ncu's lg_throttle comes from) until an entry can have freed: an entry
+ * not yet answered frees no earlier than its send + mem_min_latency. */
+static void full_mshr_holds(void **state)
+{
+    (void)state;
+    /* one entry: line 0x1080 waits until it frees at >= 101 + 300 (the
+     * smaller of l2_latency 300 and dram_latency 700) */
+    assert_int_equal(second_load_sent(1, 0), 401);
 }
 
 /* An instruction's own entries (memory.l1_mshr_inst_entries): with a
  * table of 2 entries, a one-line load takes 2 when each load takes 1
  * besides its line, so the next load's line waits as in full_mshr_holds;
- * with 0 it takes 1 and the next load is sent at once. */
+ * with 0 it takes 1 and the next load is sent after its 1-cycle stage. */
 static void inst_entries_hold(void **state)
 {
     (void)state;
-    for (int per = 0; per <= 1; per++) {
-        struct arch a;
-        arch_tags(&a);
-        a.l1_mshr_lines = 2;
-        a.l1_mshr_inst_entries = per;
-        struct mem_cfg c;
-        mem_cfg_init(&c, &a, 0, 1);
-        struct mem_sm m;
-        assert_int_equal(mem_sm_init(&c, &m), 0);
-        struct mem_counters cnt = {0};
-        struct tr_inst in = tu_mem(TR_K_LOAD, TR_SP_GLOBAL, TR_PAT_COALESCED, 10, 2, -1, 4, 0);
-        uint64_t addr[32];
-        struct tr_dyn d;
-        struct mem_local_res res;
-        struct mem_req q;
-        lanes(&d, addr, 0x1000);
-        assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 0, 0, 100, 0, &res, &q), 0);
-        assert_int_equal(res.sent, 101);
-        lanes(&d, addr, 0x1080);
-        assert_int_equal(mem_local(&c, &m, &cnt, &in, &d, 1, 0, 110, 1, &res, &q), 0);
-        assert_int_equal(res.global, 1);
-        /* per 0: 2 entries free, sent after the 1-cycle stage; per 1: the
-         * first load's 2 entries free at >= 101 + 300 (full_mshr_holds) */
-        assert_int_equal(res.sent, per ? 401 : 111);
-        mem_sm_free(&m);
-    }
+    assert_int_equal(second_load_sent(2, 0), 111);
+    assert_int_equal(second_load_sent(2, 1), 401);
 }
 
 /* Globally ordered stage: the second touch of a line hits L2, a new

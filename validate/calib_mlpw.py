@@ -14,7 +14,7 @@ kernel's, runs smsim on it and prints, next to what was measured: DRAM GB/s
 issue (mlpw-ncu.raw.csv, launch order in mlpw-ncu-launches.csv).
 
   validate/calib_mlpw.py [--smsim build/smsim] [--set memory.l1_mshr_lines=N ...]
-                         [--only WID,L,b;...] [--trips-div N] [--jobs N]
+                         [--only WID,L,b;...] [--min-insts N] [--trips-div N] [--jobs N]
 
 --trips-div N runs 1/N of the measured trips (a quick look; the ramp then
 weighs more).
@@ -116,12 +116,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="", help="points 'WID,L,b;WID,L,b' (default: all)")
     ap.add_argument("--trips-div", type=int, default=1)
+    ap.add_argument("--min-insts", type=int, default=0,
+                    help="only points with at least N loads in flight per SM (4 warps x b x L)")
     a = ap.parse_args()
     pts = measured()
     keys = sorted(pts)
     if a.only:
         want = {tuple(int(x) for x in s.split(",")) for s in a.only.split(";") if s}
         keys = [k for k in keys if k in want]
+    keys = [k for k in keys if 4 * k[1] * k[2] >= a.min_insts]
     tmp = tempfile.mkdtemp(prefix="calib_mlpw.")
 
     def one(k):

@@ -184,6 +184,18 @@ static int c_line(const struct arch *a, char *m, size_t n)
     return 1;
 }
 
+/* per-instruction entries act only through the miss table; a one-line
+ * load takes 1 + l1_mshr_inst_entries of them, which must fit */
+static int c_mshr_inst(const struct arch *a, char *m, size_t n)
+{
+    if (a->l1_mshr_inst_entries == 0 || a->l1_mshr_lines > a->l1_mshr_inst_entries)
+        return 0;
+    snprintf(m, n, "memory.l1_mshr_inst_entries (%d) needs memory.l1_mshr_lines (%d) larger than "
+             "it: a one-line load takes 1 + l1_mshr_inst_entries entries (0 lines = no miss table)",
+             a->l1_mshr_inst_entries, a->l1_mshr_lines);
+    return 1;
+}
+
 static const struct arch_check checks[] = {
     { "sm.max_threads", "sm.max_warps sm.warp_size",
       "`sm.max_threads` = `sm.max_warps` x `sm.warp_size`", c_threads },
@@ -226,6 +238,8 @@ static const struct arch_check checks[] = {
       "`pipes.fmaheavy.latency` >= 1 when `pipes.fmaheavy.issue_interval` > 0", c_fmaheavy },
     { "memory.line_bytes", "memory.sector_bytes",
       "`memory.line_bytes` is a multiple of `memory.sector_bytes`", c_line },
+    { "memory.l1_mshr_inst_entries", "memory.l1_mshr_lines",
+      "`memory.l1_mshr_lines` > `memory.l1_mshr_inst_entries` when the latter is > 0", c_mshr_inst },
 };
 
 const struct arch_check *arch_schema_checks(int *n)
