@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""calib_misalign.py — warp loads that span two cache lines, smsim against the
+H200's kit4 sweep (calibration, kit4-2026-12-02/misalign; never validation).
+
+The measured kernel, mis_read (validate/kernels/calib_misalign.cu), keeps 8
+independent 4-byte loads per thread in flight at b blocks of 128 threads per
+SM; each warp load covers 128 contiguous bytes starting `off` floats past a
+line boundary (off 0: one line, 4 sectors; off 1: two lines, 5 sectors, the
+second line being the next warp's first).  foot=l2 re-reads a 16 MiB window
+(L2-resident after its first pass), foot=dram streams 1 GiB once.  This
+script converts mis_read's SASS (kit4-2026-12-02/build/calib_misalign.sass)
+into a native trace with `smsim sass2trace`, the loads' addresses the
+kernel's, runs smsim and prints, next to what was measured: GB/s of useful
+bytes (CUDA events, misalign-time.txt), ncu's lg_throttle and long_scoreboard
+per issue, L1 and L2 sector hit rates (misalign-ncu.raw.csv, launches in the
+order of misalign-ncu.stdout's LAUNCH lines).
+
+  validate/calib_misalign.py [--smsim build/smsim] [--set KEY=VALUE ...]
+                             [--only foot,off,b;...] [--trips-div N] [--jobs N]
+
+SPDX-License-Identifier: GPL-3.0-or-later
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import sassctl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+KIT = os.path.join(HERE, "data/h200/kit4-2026-12-02")
+SASS = os.path.join(KIT, "build/calib_misalign.sass")
+KERNEL = "_Z8mis_readPKfjjjPf"
+SMS = 132
+GHZ = 1.98  # SM clock under load (validate/data/h200/README.md)
+L = 8
+MASK = {"l2": (1 << 22) - 1, "dram": 0xffffffff}  # calib_misalign.cu: floats
+FOOT = {"l2": "16M", "dram": "1G"}
+NCU = {"lg": "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
+       "ls": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+       "l1": "l1tex__t_sector_hit_rate.pct", "l2": "lts__t_sector_hit_rate.pct"}
+
+
+def layout():
+    """PCs of mis_read: the guard, the loop's back edge, its 8 loads, the STG."""
+    pcs = sassctl.function_of(SASS, KERNEL)
+    bra = [pc for pc, t in pcs if "BRA" in t and "@" in t]
+    ldg = [pc for pc, t in pcs if t.startswith("LDG.E.CONSTANT ")]
+    stg = [pc for pc, t in pcs if t.startswith("STG.E ")]
+    if len(bra) != 2 or len(ldg) != L or len(stg) != 1:
+        raise SystemExit(f"calib_misalign: unexpected SASS of mis_read in {SASS}")
+    return bra[0], bra[1], ldg, stg[0]
+
+
+def trace(a, p, tmp):
+    """Lane 0 of load k of trip t reads src[((g + (t*8 + k)*T) & mask) + off],
+    g = block*128 + warp*32, T = blocks*128 threads (a warp's 32 lanes never
+    straddle the mask's wrap: it falls on a multiple of 32 floats)."""
+    foot, off, b = p["foot"], p["off"], p["b"]
+    guard, back, ldg, stg = layout()
+    ann = [f"0x{pc:04x} pattern=coalesced footprint={FOOT[foot]} "
+           f"addr=0x1000000000+(((block*128+warp*32+(i0*{L}+{k})*blocks*128)&{MASK[foot]})+{off})*4"
+           for k, pc in enumerate(ldg)]
+    ann.append(f"0x{stg:04x} pattern=coalesced footprint=blocks*512 addr=0x3000000000+block*512+warp*128")
+    base = os.path.join(tmp, f"mis_{foot}_{off}_{b}")
+    with open(base + ".annot", "w") as f:
+        f.write("\n".join(ann) + "\n")
+    trips = max(1, p["trips"] // a.trips_div)
+    subprocess.run([a.smsim, "sass2trace", "--sass", SASS, "--kernel", "^" + KERNEL,
+                    "--grid", str(SMS * b), "--block", "128", "--regs", str(p["regs"]),
+                    "--smem-static", "0", "--smem-dynamic", str(p["dyn"]),
+                    "--trip", f"0x{back:04x}={trips}", "--take", f"0x{guard:04x}=0",
+                    "--annot", base + ".annot", "-o", base + ".trace"],
+                   check=True, capture_output=True, text=True)
+    return base + ".trace", trips
+
+
+def run(a, path):
+    cmd = [a.smsim, "--config", a.config, "--format", "json", path]
+    for s in a.set:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)["kernels"][0]["metrics"]
+
+
+def kv(line):
+    return dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+
+
+def measured():
+    """(foot, off, b) -> the point: timing (GB/s, trips, dyn) and ncu's metrics."""
+    pts, regs = {}, 0
+    with open(os.path.join(KIT, "misalign/misalign-time.txt")) as f:
+        for line in f:
+            if line.startswith("INFO kernel=mis_read"):
+                regs = int(kv(line)["regs"])
+            if line.startswith("MIS "):
+                d = kv(line)
+                k = (d["foot"], int(d["off"]), int(d["b"]))
+                pts[k] = {"foot": k[0], "off": k[1], "b": k[2], "gbs": float(d["GBps_med"]),
+                          "trips": int(d["trips"]), "dyn": int(d["dyn"]), "regs": regs}
+    with open(os.path.join(KIT, "misalign/misalign-ncu.stdout")) as f:
+        order = [(d["foot"], int(d["off"]), int(d["b"])) for d in
+                 (kv(x) for x in f if x.startswith("LAUNCH "))]
+    with open(os.path.join(KIT, "misalign/misalign-ncu.raw.csv")) as f:
+        rows = list(csv.reader(f))
+    h, data = rows[0], rows[2:]
+    if len(data) != len(order):
+        raise SystemExit("calib_misalign: %d ncu rows, %d launches" % (len(data), len(order)))
+    for k, r in zip(order, data):
+        for key, name in NCU.items():
+            pts[k][key] = float(r[h.index(name)].replace(",", ""))
+    return pts
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
+    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
+    ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", default="", help="points 'foot,off,b;...' (default: all)")
+    ap.add_argument("--trips-div", type=int, default=1)
+    a = ap.parse_args()
+    pts = measured()
+    keys = sorted(pts, key=lambda k: (k[0] != "l2", k[1], k[2]))
+    if a.only:
+        want = set()
+        for s in a.only.split(";"):
+            if s:
+                f, o, b = s.split(",")
+                want.add((f, int(o), int(b)))
+        keys = [k for k in keys if k in want]
+    tmp = tempfile.mkdtemp(prefix="calib_misalign.")
+
+    def one(k):
+        p = pts[k]
+        path, trips = trace(a, p, tmp)
+        m = run(a, path)
+        by = SMS * p["b"] * 128 * 4 * L * trips
+        st = lambda s: m.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0.0)
+        return k, by / (m["sm__cycles_elapsed.avg"] / GHZ), st("lg_throttle"), st("long_scoreboard"), \
+            m.get(NCU["l1"], 0.0), m.get(NCU["l2"], 0.0)
+
+    with ThreadPoolExecutor(a.jobs) as ex:
+        res = list(ex.map(one, keys))
+    errs = []
+    print("foot off  b   GB/s ncu  smsim  err %   lg_thr ncu smsim   long_sb ncu smsim   L1 % ncu smsim   L2 % ncu smsim")
+    for (foot, off, b), gbs, lg, ls, l1, l2 in res:
+        p = pts[(foot, off, b)]
+        e = 100.0 * (gbs - p["gbs"]) / p["gbs"]
+        errs.append(abs(e))
+        print(f"{foot:4s} {off:3d} {b:2d}  {p['gbs']:6.0f} {gbs:6.0f} {e:+6.1f}   {p['lg']:6.1f} {lg:5.1f}"
+              f"   {p['ls']:8.1f} {ls:5.1f}   {p['l1']:5.1f} {l1:5.1f}   {p['l2']:5.1f} {l2:5.1f}")
+    print(f"GB/s MAPE {sum(errs) / len(errs):.1f} % (max {max(errs):.1f}) over {len(errs)} points")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
