@@ -18,11 +18,14 @@ order of misalign-ncu.stdout's LAUNCH lines).
   validate/calib_misalign.py [--smsim build/smsim] [--set KEY=VALUE ...]
                              [--only foot,off,b;...] [--trips-div N] [--jobs N]
 
+--trips-div N runs 1/N of the measured trips (a quick look).  It over-weights
+the l2 footprint's first pass, which comes from DRAM: read the l2 points at
+full trips.
+
 SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
-import json
 import os
 import re
 import subprocess
@@ -30,10 +33,10 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit4-2026-12-02")
 SASS = os.path.join(KIT, "build/calib_misalign.sass")
 KERNEL = "_Z8mis_readPKfjjjPf"
@@ -81,13 +84,6 @@ def trace(a, p, tmp):
     return base + ".trace", trips
 
 
-def run(a, path):
-    cmd = [a.smsim, "--config", a.config, "--format", "json", path]
-    for s in a.set:
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)["kernels"][0]["metrics"]
-
 
 def kv(line):
     return dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
@@ -121,10 +117,7 @@ def measured():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--only", default="", help="points 'foot,off,b;...' (default: all)")
     ap.add_argument("--trips-div", type=int, default=1)
     a = ap.parse_args()
@@ -133,16 +126,19 @@ def main():
     if a.only:
         want = set()
         for s in a.only.split(";"):
-            if s:
-                f, o, b = s.split(",")
-                want.add((f, int(o), int(b)))
+            if not s:
+                continue
+            f = s.split(",")
+            if len(f) != 3 or f[0] not in MASK or not f[1].isdigit() or not f[2].isdigit():
+                ap.error(f"--only: bad point '{s}' (want foot,off,b with foot l2 or dram)")
+            want.add((f[0], int(f[1]), int(f[2])))
         keys = [k for k in keys if k in want]
     tmp = tempfile.mkdtemp(prefix="calib_misalign.")
 
     def one(k):
         p = pts[k]
         path, trips = trace(a, p, tmp)
-        m = run(a, path)
+        m = calibsim.metrics(a, path)
         by = SMS * p["b"] * 128 * 4 * L * trips
         st = lambda s: m.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0.0)
         return k, by / (m["sm__cycles_elapsed.avg"] / GHZ), st("lg_throttle"), st("long_scoreboard"), \

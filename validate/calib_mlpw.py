@@ -23,17 +23,16 @@ SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit6-2026-12-04")
 SASS = os.path.join(KIT, "build/calib_mlpw.sass")
 SMS = 132
@@ -78,13 +77,6 @@ def trace(a, p, tmp):
     return base + ".trace", trips
 
 
-def run(a, path):
-    cmd = [a.smsim, "--config", a.config, "--format", "json", path]
-    for s in a.set:
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)["kernels"][0]["metrics"]
-
 
 def measured():
     """(WID, L, b) -> the point: timing (GB/s, trips, dyn, regs) and ncu's stalls."""
@@ -110,10 +102,7 @@ def measured():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--only", default="", help="points 'WID,L,b;WID,L,b' (default: all)")
     ap.add_argument("--trips-div", type=int, default=1)
     ap.add_argument("--min-insts", type=int, default=0,
@@ -130,7 +119,7 @@ def main():
     def one(k):
         p = pts[k]
         path, trips = trace(a, p, tmp)
-        m = run(a, path)
+        m = calibsim.metrics(a, path)
         by = SMS * p["b"] * 128 * p["WID"] * p["L"] * trips
         st = lambda s: m.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0.0)
         return k, by / (m["sm__cycles_elapsed.avg"] / GHZ), st("lg_throttle"), st("long_scoreboard")
