@@ -3,8 +3,9 @@
  * line in flight, a full miss table holding the L1 stage (lines and the
  * entries of an instruction), L2 hits on a
  * second touch and empty caches at every launch, and the DRAM latency
- * spread (a warp waits for its slowest line), store credits and the DRAM
- * read/write turnaround.  Hand-computed values.
+ * spread (a warp waits for its slowest line), store credits, the DRAM
+ * read/write turnaround and the bank time of an access.  Hand-computed
+ * values.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <stdarg.h>
@@ -494,6 +495,95 @@ static void dram_write_queue(void **state)
     assert_int_equal(r2 - rn, 98);
 }
 
+/* memory.dram_access_sectors: each DRAM access (the sectors of one line a
+ * bank serves at once) costs that many sectors' bank time besides its own,
+ * all scaled by 4 / (4 + that) so that a whole line takes four sectors'
+ * time.  One bank of 1.28 bytes per cycle (25 cycles a sector), empty L2;
+ * at t = 10000 line 0x1000 is read whole (one access) or in two halves (two
+ * accesses), then a one-sector probe of another line queues behind it.  The
+ * probe's answer, less 10000: the bank's calendar holds 32 bytes per
+ * 25-cycle slot, and the line and the probe fill slots from 10000 (the
+ * line arrives 128 / 4096 cycles into the first, the probe takes what it
+ * left), then dram_latency 700.  With 4 sectors per access (scale 1/2):
+ *   whole:  ((4 + 4) + (1 + 4)) / 2 x 25 + 700     = 862.5 -> 863
+ *   halves: (2 x (2 + 4) + (1 + 4)) / 2 x 25 + 700 = 912.5 -> 913
+ * and without (0): 5 x 25 + 700 = 825 both.  Mutation check (by hand):
+ * dropping the access's sectors from bank_serve fails it. */
+static uint64_t probe_after_line(double per_access, int halves)
+{
+    struct arch a;
+    arch_tags(&a);
+    a.dram_gbps = 1.28;
+    a.dram_banks = 1;
+    a.dram_access_sectors = per_access;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_gpu g;
+    assert_int_equal(mem_gpu_init(&c, &g), 0);
+    struct mem_req q;
+    memset(&q, 0, sizeof q);
+    q.t = 10000;
+    q.t1 = 10000;
+    q.tagged = 1;
+    q.nl = 1;
+    uint64_t whole[1] = {(uint64_t)0x1000 << 8 | 0xf}, lo[1] = {(uint64_t)0x1000 << 8 | 0x3},
+             hi[1] = {(uint64_t)0x1000 << 8 | 0xc}, probe[1] = {(uint64_t)0x2000 << 8 | 0x1};
+    if (halves) {
+        q.m = 2;
+        mem_global(&c, &g, &q, lo);
+        mem_global(&c, &g, &q, hi);
+    } else {
+        q.m = 4;
+        mem_global(&c, &g, &q, whole);
+    }
+    q.m = 1;
+    uint64_t r = mem_global(&c, &g, &q, probe) - 10000;
+    assert_int_equal(g.cnt.dram_bytes, 5 * 32);
+    mem_gpu_free(&g);
+    return r;
+}
+
+/* With several banks the configured dram_latency stays the unloaded mean
+ * of a one-sector access whatever it costs at its bank: two banks of 0.64
+ * bytes per cycle (50 cycles a sector), a lone sector read at 10000 is
+ * answered at 10000 + 32 / 4096 + 700, rounded up, with 0 or 3 sectors per
+ * access.  Mutation check (by hand): taking only one sector's bank time
+ * off dram_base fails it. */
+static uint64_t lone_sector(double per_access)
+{
+    struct arch a;
+    arch_tags(&a);
+    a.dram_gbps = 1.28;
+    a.dram_banks = 2;
+    a.dram_access_sectors = per_access;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_gpu g;
+    assert_int_equal(mem_gpu_init(&c, &g), 0);
+    struct mem_req q;
+    memset(&q, 0, sizeof q);
+    q.t = 10000;
+    q.t1 = 10000;
+    q.tagged = 1;
+    q.nl = 1;
+    q.m = 1;
+    uint64_t l[1] = {(uint64_t)0x3000 << 8 | 0x1};
+    uint64_t r = mem_global(&c, &g, &q, l) - 10000;
+    mem_gpu_free(&g);
+    return r;
+}
+
+static void dram_access_cost(void **state)
+{
+    (void)state;
+    assert_int_equal(probe_after_line(4, 0), 863);
+    assert_int_equal(probe_after_line(4, 1), 913);
+    assert_int_equal(probe_after_line(0, 0), 825);
+    assert_int_equal(probe_after_line(0, 1), 825);
+    assert_int_equal(lone_sector(0), 701);
+    assert_int_equal(lone_sector(3), 701);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +598,7 @@ int main(void)
         cmocka_unit_test(store_credits_hold),
         cmocka_unit_test(dram_turnaround),
         cmocka_unit_test(dram_write_queue),
+        cmocka_unit_test(dram_access_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

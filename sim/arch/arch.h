@@ -159,6 +159,7 @@ struct arch {
     double dram_mix_read;      /* memory.dram_mix_read: extra bank time of a read sector in mixed traffic */
     double dram_mix_write;     /* memory.dram_mix_write: the same for a written-back sector */
     double dram_mix_window;    /* memory.dram_mix_window: cycles after which a direction counts as gone */
+    double dram_access_sectors; /* memory.dram_access_sectors: bank time of one access beyond its sectors */
     double dram_write_queue;   /* memory.dram_write_queue: lines a bank's write queue holds ahead of its service */
     int l1_reserve_kb;         /* memory.l1_reserve_kb: KiB of the L1/shared array not holding data */
     int l1_set_index;          /* memory.l1_set_index: ARCH_INDEX_HASH or ARCH_INDEX_MODULO */

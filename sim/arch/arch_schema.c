@@ -253,6 +253,10 @@ static const struct arch_key keys[] = {
     KD("memory.dram_mix_window", dram_mix_window, 0, 1000000, "1000", "cycles",
        "how long after a bank last served one direction (read or write) the other pays the "
        "turnaround (dram_mix_read, dram_mix_write); 0 = never"),
+    KD("memory.dram_access_sectors", dram_access_sectors, 0, 64, "0", "sectors",
+       "bank time each DRAM access (the sectors of one line a bank serves at once) costs besides "
+       "its sectors, in sectors' time: a line read in two pieces costs more than one read whole; "
+       "0 = sectors only"),
     KD("memory.dram_write_queue", dram_write_queue, 0, 1000000, "0", "lines",
        "write-back lines a DRAM bank queues before L2 must wait: a store displacing a dirty line "
        "is accepted once that line is less than this many lines of bank time from its service "

@@ -42,15 +42,20 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
               a->l1_ways > 0 && a->l2_ways > 0;
     int banks = a->dram_banks > 1 ? a->dram_banks : 1;
     c->bank_svc = c->dram_rate > 0 ? (double)banks * a->sector_bytes / c->dram_rate : 0;
+    /* memory.dram_access_sectors: an access of k sectors takes k + o
+     * sectors' time, scaled so that a whole line (spl sectors) still takes
+     * spl: dram_gbps stays the rate of whole-line streams */
+    c->acc_scale = spl > 0 ? (double)spl / (spl + a->dram_access_sectors) : 1.0;
     /* the bank time of memory.dram_write_queue lines: how far a write-back's
      * service may lie ahead of the cycle L2 accepts its store */
     c->wq_slack = a->dram_write_queue * (a->sector_bytes > 0 ? a->line_bytes / a->sector_bytes : 1) *
                   c->bank_svc;
     /* the configured latencies are unloaded means (what a lone chase
-     * measures): take the spread's mean, and one sector's bank time for
-     * DRAM, off them */
+     * measures): take the spread's mean, and the bank time of a
+     * one-sector access for DRAM, off them */
     c->l2_base = a->l2_latency - a->l2_latency_spread;
-    c->dram_base = a->dram_latency - a->dram_latency_spread - (banks > 1 ? c->bank_svc : 0);
+    c->dram_base = a->dram_latency - a->dram_latency_spread -
+                   (banks > 1 ? (1 + a->dram_access_sectors) * c->acc_scale * c->bank_svc : 0);
     if (c->l2_base < 1)
         c->l2_base = 1;
     if (c->dram_base < 1)
@@ -872,7 +877,12 @@ static int bank_of(const struct mem_cfg *c, uint64_t x)
  * read) or 1 + dram_mix_write (a write) times its time.  A pure read or pure
  * write stream pays nothing: the H200 reads and writes at the same ~4.4 TB/s
  * alone and loses 6-18 % mixed, the more the larger the write share
- * (kit4-2026-12-02/rw, validate/calib_rw.py). */
+ * (kit4-2026-12-02/rw, validate/calib_rw.py).  Each access costs
+ * memory.dram_access_sectors sectors' time besides its k (scaled so that a
+ * whole line costs its sectors, mem_cfg_init): the H200 streams
+ * warp loads that span two lines (each line fetched in two pieces) from DRAM
+ * at 2878-2906 GB/s against 3250-4118 aligned at 4-16 blocks/SM
+ * (kit4-2026-12-02/misalign, validate/calib_misalign.py). */
 static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint64_t now,
                          double t, int k, int is_write, double *start)
 {
@@ -892,7 +902,8 @@ static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint
         if (t > bk->last_rd)
             bk->last_rd = t;
     }
-    double s, done = mem_cal_serve(&bk->cal, t, k * (double)c->a->sector_bytes * f, &s);
+    double bytes = (k + c->a->dram_access_sectors) * c->acc_scale * c->a->sector_bytes * f;
+    double s, done = mem_cal_serve(&bk->cal, t, bytes, &s);
     if (done < -1e299) {
         g->oom = 1;
         s = done = t;

@@ -59,6 +59,7 @@ struct mem_cfg {
     int per_line;          /* a memory.*_cycles_per_line cost is configured     */
     int tags;              /* accesses with addresses use the tag arrays        */
     double bank_svc;       /* DRAM bank busy cycles per sector                  */
+    double acc_scale;      /* spl / (spl + memory.dram_access_sectors)          */
     double wq_slack;       /* bank cycles a write-back may queue, still accepted */
     double l2_base;        /* L2 hit latency without its spread                 */
     double dram_base;      /* DRAM latency without its spread and one sector's
