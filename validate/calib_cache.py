@@ -20,15 +20,14 @@ SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit-2026-12-01/cache")
 SMS = 132
 ROUNDS = 16
@@ -85,24 +84,15 @@ def measured():
     return out
 
 
-def run(smsim, cfg, sets, path, carveout):
+def run(a, path, carveout):
     # smsim's default preference is the most shared memory (228 KiB); --carveout 0
     # lets the block's own 32 KiB choose the configuration, as the GPU did
-    cmd = [smsim, "--config", cfg, "--format", "json", path]
-    if carveout <= 0:
-        cmd += ["--carveout", "0"]
-    for s in sets:
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(p.stdout)["kernels"][0]["metrics"]
+    return calibsim.metrics(a, path, ["--carveout", "0"] if carveout <= 0 else [])
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--carveouts", default="-1,100")
     ap.add_argument("--footprints", default="", help="KiB, comma-separated (default: all)")
     a = ap.parse_args()
@@ -119,7 +109,7 @@ def main():
         path = os.path.join(tmp, f"cap_l1_c{co}_{fp}.trace")
         with open(path, "w") as f:
             f.write(trace(fp, meas[k][1]))
-        m = run(a.smsim, a.config, a.set, path, co)
+        m = run(a, path, co)
         return k, m["l1tex__t_sector_hit_rate.pct"]
 
     with ThreadPoolExecutor(a.jobs) as ex:

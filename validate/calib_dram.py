@@ -19,17 +19,16 @@ SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 MLP = os.path.join(HERE, "data/h200/kit-2026-12-01/mlp/mlp-time.csv")
 SMS = 132
 
@@ -69,21 +68,9 @@ def trace(a, L, b, trips, tmp):
     return base + ".trace"
 
 
-def run(smsim, cfg, sets, path):
-    cmd = [smsim, "--config", cfg, "--format", "json", path]
-    for s in sets:
-        cmd += ["--set", s]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    m = json.loads(p.stdout)["kernels"][0]["metrics"]
-    return m
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--only-b", default="")
     a = ap.parse_args()
     meas = {}
@@ -99,7 +86,7 @@ def main():
     def one(k):
         L, b = k
         trips = meas[k][1]  # the measured launch's trips: shorter runs are mostly ramp
-        m = run(a.smsim, a.config, a.set, trace(a, L, b, trips, tmp))
+        m = calibsim.metrics(a, trace(a, L, b, trips, tmp))
         cyc = m["sm__cycles_elapsed.avg"]
         by = SMS * b * 128 * 16 * L * trips
         ghz = 1.98

@@ -33,15 +33,14 @@ SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
 import csv
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data/h200/kit-2026-12-01/loaded/loaded.csv")
 SMS = 132
 BLOCKS_PER_SM = 4
@@ -136,12 +135,8 @@ def one(a, p, tmp):
     with open(base + ".trace", "w") as f:
         f.write(text)
     timed = next(i + 1 for i, l in enumerate(text.splitlines()) if "# TIMED" in l)
-    cmd = [a.smsim, "--config", a.config, "--carveout", "100", "--format", "json", "--quiet",
-           "--source-csv", base + ".src.csv", base + ".trace"]
-    for s in a.set:
-        cmd += ["--set", s]
-    m = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    m = m["kernels"][0]["metrics"]
+    m = calibsim.metrics(a, base + ".trace",
+                         ["--carveout", "100", "--quiet", "--source-csv", base + ".src.csv"])
     el = m["sm__cycles_elapsed.avg"]
     streamed = (SMS * BLOCKS_PER_SM * WARPS - SMS) * trips * 2048 if delay >= 0 else 0
     gbps = streamed / (el / GHZ)
@@ -161,13 +156,10 @@ def interp(curve, x):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
+    calibsim.add_args(ap)
     ap.add_argument("--lanes", default="1,32")
     ap.add_argument("--delays", default="", help="comma-separated delays to run (default all)")
     ap.add_argument("--iters", type=int, default=256)
-    ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     pts = [p for p in measured() if str(p["lanes"]) in a.lanes.split(",")]
     if a.delays:

@@ -62,10 +62,10 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit5-2026-12-03")
 SASS_XZ = os.path.join(KIT, "build/calib_queue.sass.xz")
 CHECKS = os.path.join(KIT, "build/sass-checks.txt")
@@ -172,13 +172,9 @@ def one(a, p, fns, tmp, sets):
     base, lo = build(a, p, fns, tmp)
     tag = "_".join(s.split(".")[-1].replace("=", "") for s in sets) or "base"
     tl = f"{base}.{tag}.json.gz"
-    cmd = [a.smsim, "--config", a.config, "--carveout", CARVEOUT, "--format", "json", "--quiet",
-           "--threads", "1", "--timeline", tl, "--timeline-sms", "0-0", "--timeline-cycles", "10000000",
-           base + ".trace"]
-    for s in a.set + sets:
-        cmd += ["--set", s]
-    m = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    met = m["kernels"][0]["metrics"]
+    met = calibsim.metrics(a, base + ".trace",
+                           ["--carveout", CARVEOUT, "--quiet", "--threads", "1", "--timeline", tl,
+                            "--timeline-sms", "0-0", "--timeline-cycles", "10000000"], sets)
     ev = json.load(gzip.open(tl, "rt"))
     os.unlink(tl)
     if ev.get("otherData", {}).get("truncated"):
@@ -236,10 +232,7 @@ def table(res, bad, show=True):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--grid", type=int, default=0, help="blocks (default: the kit's, 132; SM 0 is measured)")
     ap.add_argument("--slots", type=int, default=16, help="warp slots per SMSP (timeline tid = SMSP*slots + slot)")
     ap.add_argument("--flavours", default=",".join(FL))

@@ -18,17 +18,16 @@ measured one (rw-time.txt, CUDA events, median of 5).
 SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 KIT = os.path.join(HERE, "data/h200/kit4-2026-12-02")
 SASS = os.path.join(KIT, "build/calib_rw.sass")
 TIME = os.path.join(KIT, "rw/rw-time.txt")
@@ -81,22 +80,14 @@ def one(a, p, tmp):
                     "--smem-dynamic", p["dyn"], "--trip", f"0x{back:04x}={p['trips']}",
                     "--take", f"0x{guard:04x}=0", "--annot", base + ".annot", "-o", base + ".trace"],
                    check=True, capture_output=True, text=True)
-    cmd = [a.smsim, "--config", a.config, "--carveout", "100", "--format", "json", "--quiet",
-           base + ".trace"]
-    for s in a.set:
-        cmd += ["--set", s]
-    m = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    m = m["kernels"][0]["metrics"]
+    m = calibsim.metrics(a, base + ".trace", ["--carveout", "100", "--quiet"])
     by = float(p["read_bytes"]) + float(p["write_bytes"])
     return p, by / (m["sm__cycles_elapsed.avg"] / GHZ)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smsim", default=os.path.join(ROOT, "build/smsim"))
-    ap.add_argument("--config", default=os.path.join(ROOT, "configs/h200.yaml"))
-    ap.add_argument("--set", action="append", default=[])
-    ap.add_argument("--jobs", type=int, default=2)
+    calibsim.add_args(ap)
     ap.add_argument("--only-b", default="", help="comma-separated residencies to run (default all)")
     a = ap.parse_args()
     pts = points()

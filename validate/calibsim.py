@@ -18,10 +18,11 @@ def add_args(ap):
     ap.add_argument("--jobs", type=int, default=2)
 
 
-def metrics(a, path):
-    """The first kernel's metrics of `smsim --format json` on trace `path`."""
-    cmd = [a.smsim, "--config", a.config, "--format", "json", path]
-    for s in a.set:
+def metrics(a, path, extra=(), sets=()):
+    """The first kernel's metrics of `smsim --format json` on trace `path`,
+    with the options `extra` and a.set's overrides, then `sets`."""
+    cmd = [a.smsim, "--config", a.config, *extra, "--format", "json", path]
+    for s in list(a.set) + list(sets):
         cmd += ["--set", s]
     p = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(p.stdout)["kernels"][0]["metrics"]
