@@ -509,12 +509,17 @@ static void dram_write_queue(void **state)
  *   halves: (2 x (2 + 4) + (1 + 4)) / 2 x 25 + 700 = 912.5 -> 913
  * and without (0): 5 x 25 + 700 = 825 both.  Mutation check (by hand):
  * dropping the access's sectors from bank_serve fails it. */
-static uint64_t probe_after_line(double per_access, int halves)
+/* n one-line tagged reads at t = 10000 on an empty L2, lines[i] (line <<
+ * 8 | sector mask) of m[i] sectors, through `banks` DRAM banks of 1.28
+ * bytes per cycle in all, with `per_access` sectors per access: the last
+ * read's answer less 10000; *bytes the DRAM bytes read. */
+static uint64_t dram_reads(int banks, double per_access, const uint64_t *lines, const int *m,
+                           int n, uint64_t *bytes)
 {
     struct arch a;
     arch_tags(&a);
     a.dram_gbps = 1.28;
-    a.dram_banks = 1;
+    a.dram_banks = banks;
     a.dram_access_sectors = per_access;
     struct mem_cfg c;
     mem_cfg_init(&c, &a, 0, 1);
@@ -526,20 +531,26 @@ static uint64_t probe_after_line(double per_access, int halves)
     q.t1 = 10000;
     q.tagged = 1;
     q.nl = 1;
-    uint64_t whole[1] = {(uint64_t)0x1000 << 8 | 0xf}, lo[1] = {(uint64_t)0x1000 << 8 | 0x3},
-             hi[1] = {(uint64_t)0x1000 << 8 | 0xc}, probe[1] = {(uint64_t)0x2000 << 8 | 0x1};
-    if (halves) {
-        q.m = 2;
-        mem_global(&c, &g, &q, lo);
-        mem_global(&c, &g, &q, hi);
-    } else {
-        q.m = 4;
-        mem_global(&c, &g, &q, whole);
+    uint64_t r = 0;
+    for (int i = 0; i < n; i++) {
+        q.m = m[i];
+        r = mem_global(&c, &g, &q, &lines[i]) - 10000;
     }
-    q.m = 1;
-    uint64_t r = mem_global(&c, &g, &q, probe) - 10000;
-    assert_int_equal(g.cnt.dram_bytes, 5 * 32);
+    *bytes = g.cnt.dram_bytes;
     mem_gpu_free(&g);
+    return r;
+}
+
+/* Line 0x1000 whole or in two halves, then the probe (one sector of line
+ * 0x2000), on one bank. */
+static uint64_t probe_after_line(double per_access, int halves)
+{
+    const uint64_t L = (uint64_t)0x1000 << 8, P = (uint64_t)0x2000 << 8 | 0x1;
+    const uint64_t whole[2] = {L | 0xf, P}, split[3] = {L | 0x3, L | 0xc, P};
+    const int mw[2] = {4, 1}, ms[3] = {2, 2, 1};
+    uint64_t bytes, r = halves ? dram_reads(1, per_access, split, ms, 3, &bytes)
+                               : dram_reads(1, per_access, whole, mw, 2, &bytes);
+    assert_int_equal(bytes, 5 * 32);
     return r;
 }
 
@@ -551,26 +562,10 @@ static uint64_t probe_after_line(double per_access, int halves)
  * off dram_base fails it. */
 static uint64_t lone_sector(double per_access)
 {
-    struct arch a;
-    arch_tags(&a);
-    a.dram_gbps = 1.28;
-    a.dram_banks = 2;
-    a.dram_access_sectors = per_access;
-    struct mem_cfg c;
-    mem_cfg_init(&c, &a, 0, 1);
-    struct mem_gpu g;
-    assert_int_equal(mem_gpu_init(&c, &g), 0);
-    struct mem_req q;
-    memset(&q, 0, sizeof q);
-    q.t = 10000;
-    q.t1 = 10000;
-    q.tagged = 1;
-    q.nl = 1;
-    q.m = 1;
-    uint64_t l[1] = {(uint64_t)0x3000 << 8 | 0x1};
-    uint64_t r = mem_global(&c, &g, &q, l) - 10000;
-    mem_gpu_free(&g);
-    return r;
+    const uint64_t l[1] = {(uint64_t)0x3000 << 8 | 0x1};
+    const int m[1] = {1};
+    uint64_t bytes;
+    return dram_reads(2, per_access, l, m, 1, &bytes);
 }
 
 static void dram_access_cost(void **state)
