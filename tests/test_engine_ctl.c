@@ -17,54 +17,15 @@
 #include <cmocka.h>
 #include "test_engine_util.h"
 
-/* Issues seen by the observer: (cycle, warp index within its block) of every
- * cycle a warp of SMSP 0 spent selected, in issue order. */
-enum { MAXI = 512 };
-struct issues {
-    uint64_t t[MAXI];
-    int warp[MAXI];
-    int n;
-};
-
-static void obs_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
-                      uint64_t from, uint64_t to, int state)
-{
-    (void)sm;
-    (void)slot;
-    (void)block;
-    struct issues *is = ud;
-    if (smsp != 0 || state != WS_SELECTED)
-        return;
-    for (uint64_t c = from; c < to && is->n < MAXI; c++) {
-        is->t[is->n] = c;
-        is->warp[is->n] = (int)warp;
-        is->n++;
-    }
-}
-
-/* Sort by cycle (intervals of different warps arrive out of order). */
-static void sort_issues(struct issues *is)
-{
-    for (int i = 1; i < is->n; i++)
-        for (int j = i; j > 0 && is->t[j] < is->t[j - 1]; j--) {
-            uint64_t t = is->t[j];
-            int w = is->warp[j];
-            is->t[j] = is->t[j - 1];
-            is->warp[j] = is->warp[j - 1];
-            is->t[j - 1] = t;
-            is->warp[j - 1] = w;
-        }
-}
-
 /* Run with the observer; with no_skip too, and both must agree (the
  * control-bit state obeys the skipping contract). */
-static void run_obs(const struct arch *a, struct tu_kernel *t, struct issues *is,
+static void run_obs(const struct arch *a, struct tu_kernel *t, struct tu_issues *is,
                     struct stats_kernel *st)
 {
     for (int ns = 1; ns >= 0; ns--) {
-        struct issues x;
+        struct tu_issues x;
         memset(&x, 0, sizeof x);
-        struct engine_observer eo = {&x, obs_state, NULL, 0, NULL, NULL};
+        struct engine_observer eo = {&x, tu_issue_obs, NULL, 0, NULL, NULL};
         struct engine_opts o;
         tu_opts(&o);
         o.obs = &eo;
@@ -74,7 +35,7 @@ static void run_obs(const struct arch *a, struct tu_kernel *t, struct issues *is
         if (engine_run(a, &t->k, &o, &s, err))
             fail_msg("engine_run: %s", err);
         assert_true(tu_identity_ok(&s));
-        sort_issues(&x);
+        tu_issues_sort(&x);
         if (ns) {
             *is = x;
             stats_kernel_free(&s);
@@ -104,7 +65,7 @@ static struct tr_inst ctl(struct tr_inst in, int stall, int yield, int wbar, int
     return in;
 }
 
-static void expect_times(const struct issues *is, const uint64_t *want, int n)
+static void expect_times(const struct tu_issues *is, const uint64_t *want, int n)
 {
     if (is->n != n)
         fail_msg("%d issues, want %d", is->n, n);
@@ -137,7 +98,7 @@ static void ldg_wait_counter(void **state)
             ctl(tu_alu(PIPE_FMA, 11, 0, 2, 3), 1, 0, -1, wait)};
         struct tu_kernel t;
         tu_kernel_init(&t, 1, 32, body, 3, 1);
-        struct issues is;
+        struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         if (wait) {
@@ -164,7 +125,7 @@ static void mufu_short_scoreboard(void **state)
                               ctl(tu_alu(PIPE_FMA, 4, 0, 2, 3), 1, 0, -1, 0x04)};
     struct tu_kernel t;
     tu_kernel_init(&t, 1, 32, body, 2, 1);
-    struct issues is;
+    struct tu_issues is;
     struct stats_kernel st;
     run_obs(&a, &t, &is, &st);
     const uint64_t want[] = {0, 16, 17};
@@ -194,7 +155,7 @@ static void depbar_le(void **state)
     body[3].depbar_n = 1;
     struct tu_kernel t;
     tu_kernel_init(&t, 1, 32, body, 5, 1);
-    struct issues is;
+    struct tu_issues is;
     struct stats_kernel st;
     run_obs(&a, &t, &is, &st);
     const uint64_t want[] = {0, 1, 2, 302, 303, 304};
@@ -219,7 +180,7 @@ static void stall_count(void **state)
                                   ctl(tu_alu(PIPE_FMA, 4, 0, 2, 3), 1, 0, -1, 0)};
         struct tu_kernel t;
         tu_kernel_init(&t, 1, 32, body, 2, 1);
-        struct issues is;
+        struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         const uint64_t want[] = {0, (uint64_t)s, (uint64_t)s + 1};
@@ -243,7 +204,7 @@ static void yield_bubble(void **state)
                                   ctl(tu_alu(PIPE_FMA, 4, 5, 6, 7), 1, 0, -1, 0)};
         struct tu_kernel t;
         tu_kernel_init(&t, 1, 32, body, 2, 1);
-        struct issues is;
+        struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         const uint64_t want_y[] = {0, 2, 3}, want_n[] = {0, 1, 2};
@@ -287,7 +248,7 @@ static void bank_conflicts_and_reuse(void **state)
         struct tr_inst body[1] = {f};
         struct tu_kernel t;
         tu_kernel_init(&t, 1, 32, body, 1, N);
-        struct issues is;
+        struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         uint64_t want[N + 1];
@@ -324,7 +285,7 @@ static void stall_counters_freeze(void **state)
     body[2].stall = 4;
     struct tu_kernel t;
     tu_kernel_init(&t, 1, 32, body, 4, 1);
-    struct issues is;
+    struct tu_issues is;
     struct stats_kernel st;
     run_obs(&a, &t, &is, &st);
     const uint64_t want[] = {0, 1, 2, 8, 9};
@@ -381,7 +342,7 @@ static void greedy_then_youngest(void **state)
             body[1].stall = 4;
         struct tu_kernel t;
         tu_kernel_init(&t, 1, 512, body, 8, 1);
-        struct issues is;
+        struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         assert_int_equal(is.n, 36);

@@ -16,26 +16,6 @@
 #include "test_engine_util.h"
 #include "trace/trace_native.h"
 
-enum { MAXI = 64 };
-struct issues {
-    uint64_t t[MAXI]; /* cycles a warp of SMSP 0 was selected, in order */
-    int n;
-};
-
-static void obs_state(void *ud, int sm, int smsp, int slot, uint32_t block, uint32_t warp,
-                      uint64_t from, uint64_t to, int state)
-{
-    (void)sm;
-    (void)slot;
-    (void)block;
-    (void)warp;
-    struct issues *is = ud;
-    if (smsp != 0 || state != WS_SELECTED)
-        return;
-    for (uint64_t c = from; c < to && is->n < MAXI; c++)
-        is->t[is->n++] = c;
-}
-
 /* One warp:
  *   MUFU.EX2 R2, R1           pass: SB0 (a consumer reads R2)
  *   FFMA R10, R1, R6, R7      pass: reuse 0x6 (the next FFMA reads R6, R7
@@ -66,9 +46,9 @@ static void mufu_ffma_hand_cycles(void **state)
         char err[512] = "";
         if (trace_native_open_mem("t.trace", text, strlen(text), &f, err))
             fail_msg("%s", err);
-        struct issues is;
+        struct tu_issues is;
         memset(&is, 0, sizeof is);
-        struct engine_observer eo = {&is, obs_state, NULL, 0, NULL, NULL};
+        struct engine_observer eo = {&is, tu_issue_obs, NULL, 0, NULL, NULL};
         struct engine_opts o;
         tu_opts(&o);
         o.obs = &eo;

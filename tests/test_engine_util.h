@@ -303,4 +303,44 @@ static inline void tu_assert_same(const struct stats_kernel *x, const struct sta
                         sizeof *x->smsp * (size_t)(x->sm_count * x->smsp_per_sm));
 }
 
+/* Issues seen by an engine observer (tu_issue_obs as its state callback):
+ * (cycle, warp index within its block) of every cycle a warp of SMSP 0
+ * spent selected, in the order the intervals arrive; tu_issues_sort puts
+ * them in cycle order (intervals of different warps arrive out of order). */
+enum { TU_MAXI = 512 };
+struct tu_issues {
+    uint64_t t[TU_MAXI];
+    int warp[TU_MAXI];
+    int n;
+};
+
+static inline void tu_issue_obs(void *ud, int sm, int smsp, int slot, uint32_t block,
+                                uint32_t warp, uint64_t from, uint64_t to, int state)
+{
+    (void)sm;
+    (void)slot;
+    (void)block;
+    struct tu_issues *is = ud;
+    if (smsp != 0 || state != WS_SELECTED)
+        return;
+    for (uint64_t c = from; c < to && is->n < TU_MAXI; c++) {
+        is->t[is->n] = c;
+        is->warp[is->n] = (int)warp;
+        is->n++;
+    }
+}
+
+static inline void tu_issues_sort(struct tu_issues *is)
+{
+    for (int i = 1; i < is->n; i++)
+        for (int j = i; j > 0 && is->t[j] < is->t[j - 1]; j--) {
+            uint64_t t = is->t[j];
+            int w = is->warp[j];
+            is->t[j] = is->t[j - 1];
+            is->warp[j] = is->warp[j - 1];
+            is->t[j - 1] = t;
+            is->warp[j - 1] = w;
+        }
+}
+
 #endif
