@@ -100,6 +100,10 @@ expect_err "bad.tsv:1:[0-9]+: unknown statistic 'median'" "${BASE[@]}" --thresho
 if command -v gnuplot >/dev/null; then
     expect_ok "${BASE[@]}" --plot "$TMP/v.svg"
     grep -q '<svg' "$TMP/v.svg" 2>/dev/null || fail "--plot wrote no SVG"
+    # every launch of tiny-ilp4 over --max-insts: its panel is empty and says
+    # so (an empty data block used to stop gnuplot: "x range is invalid")
+    expect_ok "${BASE[@]}" --max-insts 5000 --plot "$TMP/s.svg"
+    grep -q 'no launch simulated' "$TMP/s.svg" 2>/dev/null || fail "--plot --max-insts: no empty panel"
 fi
 expect_err "^smsim: --plot 'x.pdf': expected a .svg or .png file name" "${BASE[@]}" --plot x.pdf
 

@@ -353,6 +353,16 @@ int val_write_json(FILE *f, const struct val_manifest *m, const struct val_resul
 
 /* --- gnuplot --------------------------------------------------------------- */
 
+/* How many launches of case `name` were simulated (not skipped). */
+static int case_simulated(const struct val_manifest *m, const struct val_result *r,
+                          const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < r->npoints; i++)
+        n += !r->p[i].skipped && !strcmp(m->c[r->p[i].mi].name, name);
+    return n;
+}
+
 int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_result *r,
                       int metric, const char *out, const char *note)
 {
@@ -414,9 +424,17 @@ int val_write_gnuplot(FILE *f, const struct val_manifest *m, const struct val_re
     study_gp_string(f, title);
     fputs(" noenhanced\n", f);
     for (int q = 0; q < r->ncases; q++) {
+        const char *name = m->c[r->p[r->sat[q].first].mi].name;
         fputs("set title ", f);
-        study_gp_string(f, m->c[r->p[r->sat[q].first].mi].name);
+        study_gp_string(f, name);
         fputs(" noenhanced\n", f);
+        if (!case_simulated(m, r, name)) {
+            /* every launch skipped (--max-insts): an empty panel that says
+             * so; an empty data block has no x range and stops gnuplot */
+            fputs("set label 1 'no launch simulated' at graph 0.5,0.5 center\n"
+                  "plot [0:1][0:1] NaN notitle\nunset label 1\n", f);
+            continue;
+        }
         fprintf(f, "plot $d%d using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'ncu', \\\n"
                    "     $d%d using 1:3 with linespoints pt 6 ps 0.5 lw 2 dt 2 title 'smsim'\n",
                 q, q);
