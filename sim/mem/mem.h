@@ -62,8 +62,8 @@ struct mem_cfg {
     double acc_scale;      /* spl / (spl + memory.dram_access_sectors)          */
     double wq_slack;       /* bank cycles a write-back may queue, still accepted */
     double l2_base;        /* L2 hit latency without its spread                 */
-    double dram_base;      /* DRAM latency without its spread and one sector's
-                              bank time                                         */
+    double dram_base;      /* DRAM latency without its spread and the bank time
+                              of a one-sector access                            */
     uint64_t min_lat;      /* mem_min_latency()                                 */
     uint64_t chunk_lines;  /* lines that share one DRAM latency draw            */
 };
