@@ -10,9 +10,11 @@
 // past a 128-byte line boundary: off = 0 touches one line (4 sectors),
 // off = 1 two lines (5 sectors; the second line is the next warp's first).
 // Footprint: `dram` reads 1 GiB once; `l2` re-reads a 16 MiB window (fits
-// the L2, far beyond L1).  Residency b blocks of 128 threads per SM
+// the L2, far beyond L1); `l1` (kit7) re-reads a 16 KiB window that every SM
+// shares (L1 hits after the first touch: the L1 hit path's throughput for
+// one-line and two-line warp loads, what stencil5's neighbour loads need).  Residency b blocks of 128 threads per SM
 // (dynamic shared memory padding, carveout 100, one persistent wave).
-//   L = 8; off in {0, 1}; foot in {l2, dram}; b in {1, 2, 4, 8, 16}.
+//   L = 8; off in {0, 1}; foot in {l2, dram, l1}; b in {1, 2, 4, 8, 16}.
 //   --ncu: one launch per point; default: CUDA-event timing, median of --reps.
 // Check: thread 0's and the last thread's sums against a host recomputation.
 #include "common.cuh"
@@ -63,10 +65,11 @@ int main(int argc, char **argv) {
   kit::KernelInfo ki = kit::kernel_info("mis_read", (const void *)mis_read, BLOCK);
   int seq = 0, failures = 0;
   for (const std::string &foot : foots) {
-    if (foot != "l2" && foot != "dram") kit::Args::die("unknown footprint " + foot + " (l2 or dram)");
-    // l2: a 16 MiB window read 16 times over (the first pass from DRAM)
-    const unsigned mask = foot == "l2" ? (1u << 22) - 1 : 0xffffffffu;
-    const size_t total = foot == "l2" ? (size_t)1 << 26 : big;  // floats read per launch
+    if (foot != "l2" && foot != "dram" && foot != "l1") kit::Args::die("unknown footprint " + foot + " (l2, dram or l1)");
+    // l2: a 16 MiB window read 16 times over (the first pass from DRAM);
+    // l1: a 16 KiB window, 256 MiB read per launch
+    const unsigned mask = foot == "l2" ? (1u << 22) - 1 : foot == "l1" ? (1u << 12) - 1 : 0xffffffffu;
+    const size_t total = foot == "dram" ? big : (size_t)1 << 26;  // floats read per launch
     for (long long off : offs)
       for (long long bl : res) {
         int b = (int)bl;
