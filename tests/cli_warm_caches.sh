@@ -11,7 +11,7 @@
 # that rate counts out[]'s 33,792 store sectors, which hit, so loads that all
 # miss give 100 * 33792 / (524288 + 33792) = 6.06 % in smsim.  The bound is
 # the issue's hit-rate target, 10 pp (#17, D).  smsim gives 100 % after the
-# 16 MiB store (its one L2 array keeps every stored sector; the H200's reads
+# 16 MiB store (stored sectors stay at home and, stored from the far side, near too; the H200's reads
 # hit 89.49 %, lts__t_sector_op_read_hit_rate.pct) and 6.34 % after 1 GiB.
 #  1. warm_caches 0 (configs/h200.yaml): every launch is cold, loads miss L2;
 #  2. warm_caches 1: within 10 pp of the measured rates; L1 hits 0 % in both
@@ -74,7 +74,9 @@ expect_ok --config $C "$TMP/write.trace" --format json
 cp "$TMP/out" "$TMP/cold.json"
 for k in 1 3; do
     v=$(metric "$TMP/cold.json" $k lts__t_sector_hit_rate.pct)
-    within "$v" 6.055 0.01 || fail "cold: kernel $k L2 hit $v %, want 6.06 (only out[]'s stores hit)"
+    # two L2 partitions: a far-homed load sector misses twice and a far-homed
+    # store sector hits twice, about half of each (the home hash): ~6.06
+    within "$v" 6.055 0.05 || fail "cold: kernel $k L2 hit $v %, want 6.06 (only out[]'s stores hit)"
 done
 
 # --- 2. warm ------------------------------------------------------------------
@@ -101,7 +103,7 @@ expect_ok --config $C "$TMP/write.trace" --format json --set memory.warm_caches=
 cmp -s <(noprov "$TMP/warm.json") <(noprov "$TMP/out") || fail "warm: --threads 2 differs from 1"
 expect_ok --config $C "$TMP/write.trace" --format json --set memory.warm_caches=1 --kernel 1
 v=$(metric "$TMP/out" 1 lts__t_sector_hit_rate.pct)
-within "$v" 6.055 0.01 || fail "warm, --kernel 1 alone: L2 hit $v %, want the cold 6.06"
+within "$v" 6.055 0.05 || fail "warm, --kernel 1 alone: L2 hit $v %, want the cold 6.06"
 
 # --- 4. bad values ------------------------------------------------------------
 expect_err '^--set:1:[0-9]+: memory\.warm_caches: 2 is out of range \[0, 1\]$' \

@@ -4,7 +4,8 @@
  * entries of an instruction), L2 hits on a
  * second touch and empty caches at every launch, and the DRAM latency
  * spread (a warp waits for its slowest line), store credits, the DRAM
- * read/write turnaround and the bank time of an access.  Hand-computed
+ * read/write turnaround, the bank time of an access and two L2
+ * partitions.  Hand-computed
  * values.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -579,6 +580,86 @@ static void dram_access_cost(void **state)
     assert_int_equal(lone_sector(3), 701);
 }
 
+/* Two L2 partitions (memory.l2_partitions 2, l2_far_latency 50): a load
+ * looks up its SM's near partition, then the line's home; a far hit costs
+ * 50 more and leaves a copy near; what misses at home comes from DRAM
+ * into both; a store writes at home and drops the other copy, unless it
+ * came through it (from the far side: allocated there, two lookups that
+ * hit).  Lines F and
+ * G are homed in partition 1 (mem_l2_home), SMs in partition 0 or 1 read
+ * them (q.part).  Cycles as in l2_second_touch_and_flush: a DRAM read is
+ * answered at 802 from 100, an L2 hit at t + 1 + 128/4096 + 300 rounded up
+ * (t + 302), a far hit at t + 352.  Lookups count every partition looked
+ * at: F from partition 0 misses twice (8 lookups).  With one partition the
+ * same reads are a miss and hits only.  Mutation checks (by hand): no copy
+ * kept near on a far hit, no far latency, a store that leaves the other
+ * copy, far lookups not counted, a far store's near lookup not counted or
+ * no copy allocated near each fail it. */
+static uint64_t part_read(struct mem_cfg *c, struct mem_gpu *g, uint64_t line, int part,
+                          uint64_t t, int store)
+{
+    uint64_t l = line << 8 | 0xf;
+    struct mem_req q;
+    memset(&q, 0, sizeof q);
+    q.t = t;
+    q.t1 = (double)t + 1;
+    q.m = 4;
+    q.tagged = 1;
+    q.nl = 1;
+    q.part = part;
+    q.is_store = store;
+    return mem_global(c, g, &q, &l) - t;
+}
+
+static void l2_two_partitions(void **state)
+{
+    (void)state;
+    for (int parts = 1; parts <= 2; parts++) {
+        struct arch a;
+        arch_tags(&a);
+        a.l2_partitions = parts;
+        a.l2_far_latency = 50;
+        struct mem_cfg c;
+        mem_cfg_init(&c, &a, 0, 1);
+        struct mem_gpu g;
+        assert_int_equal(mem_gpu_init(&c, &g), 0);
+        uint64_t F = 0, G;
+        while (mem_l2_home(&g, F) != parts - 1)
+            F++;
+        G = F + 1;
+        while (mem_l2_home(&g, G) != parts - 1)
+            G++;
+        uint64_t far = parts == 2 ? 50 : 0;
+        /* F: partition 0 reads it from DRAM (kept in both), then both hit near */
+        assert_int_equal(part_read(&c, &g, F, 0, 100, 0), 702);
+        assert_int_equal(g.cnt.l2_sectors, parts == 2 ? 8 : 4);
+        assert_int_equal(part_read(&c, &g, F, 1, 2000, 0), 302);
+        assert_int_equal(part_read(&c, &g, F, 0, 3000, 0), 302);
+        /* G: its home reads it first; partition 0 then hits far once, near after */
+        assert_int_equal(part_read(&c, &g, G, 1, 4000, 0), 702);
+        assert_int_equal(part_read(&c, &g, G, 0, 6000, 0), 302 + far);
+        assert_int_equal(part_read(&c, &g, G, 0, 7000, 0), 302);
+        /* a store at home drops partition 0's copy: far again */
+        part_read(&c, &g, G, 1, 8000, 1);
+        assert_int_equal(part_read(&c, &g, G, 0, 9000, 0), 302 + far);
+        /* once more dropped; then a store from partition 0 passes its copy
+         * and fills it again: near after */
+        part_read(&c, &g, G, 1, 10000, 1);
+        part_read(&c, &g, G, 0, 11000, 1);
+        assert_int_equal(part_read(&c, &g, G, 0, 12000, 0), 302);
+        /* lookups: F 8 + 4 + 4, G 4 + 8 + 4, the stores 4, G 8, the stores
+         * 4 + 8, G 4 (one partition: 4 each); hits: F 0 + 4 + 4, G 0 + 4 +
+         * 4, the store 4, G 4, the stores 4 + 8, G 4 */
+        assert_int_equal(g.cnt.l2_sectors, parts == 2 ? 60 : 44);
+        assert_int_equal(g.cnt.l2_sector_hits, parts == 2 ? 40 : 36);
+        assert_int_equal(g.cnt.dram_bytes, 256);
+        /* each partition holds half the L2 */
+        assert_int_equal((uint64_t)g.l2[0].sets * (uint64_t)g.l2[0].ways * 128,
+                         (uint64_t)a.l2_size_kb * 1024 / (uint64_t)parts);
+        mem_gpu_free(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +675,7 @@ int main(void)
         cmocka_unit_test(dram_turnaround),
         cmocka_unit_test(dram_write_queue),
         cmocka_unit_test(dram_access_cost),
+        cmocka_unit_test(l2_two_partitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@ independent 4-byte loads per thread in flight at b blocks of 128 threads per
 SM; each warp load covers 128 contiguous bytes starting `off` floats past a
 line boundary (off 0: one line, 4 sectors; off 1: two lines, 5 sectors, the
 second line being the next warp's first).  foot=l2 re-reads a 16 MiB window
-(L2-resident after its first pass), foot=dram streams 1 GiB once.  This
+(L2-resident after its first pass), foot=dram streams 1 GiB once, foot=l1
+(kit7-2026-12-06/misl1) re-reads a 16 KiB window all SMs share.  This
 script converts mis_read's SASS (kit4-2026-12-02/build/calib_misalign.sass)
 into a native trace with `smsim sass2trace`, the loads' addresses the
 kernel's, runs smsim and prints, next to what was measured: GB/s of useful
@@ -25,10 +26,7 @@ full trips.
 SPDX-License-Identifier: GPL-3.0-or-later
 """
 import argparse
-import csv
 import os
-import re
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -39,12 +37,15 @@ import sassctl
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.join(HERE, "data/h200/kit4-2026-12-02")
 SASS = os.path.join(KIT, "build/calib_misalign.sass")
+# the l1 footprint was measured by kit7 (same kernel and build flags)
+SOURCES = [(os.path.join(KIT, "misalign"), "misalign"),
+           (os.path.join(HERE, "data/h200/kit7-2026-12-06/misl1"), "misl1")]
 KERNEL = "_Z8mis_readPKfjjjPf"
 SMS = 132
 GHZ = 1.98  # SM clock under load (validate/data/h200/README.md)
 L = 8
-MASK = {"l2": (1 << 22) - 1, "dram": 0xffffffff}  # calib_misalign.cu: floats
-FOOT = {"l2": "16M", "dram": "1G"}
+MASK = {"l2": (1 << 22) - 1, "dram": 0xffffffff, "l1": (1 << 12) - 1}  # calib_misalign.cu: floats
+FOOT = {"l2": "16M", "dram": "1G", "l1": "16K"}
 NCU = {"lg": "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
        "ls": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
        "l1": "l1tex__t_sector_hit_rate.pct", "l2": "lts__t_sector_hit_rate.pct"}
@@ -71,47 +72,30 @@ def trace(a, p, tmp):
            f"addr=0x1000000000+(((block*128+warp*32+(i0*{L}+{k})*blocks*128)&{MASK[foot]})+{off})*4"
            for k, pc in enumerate(ldg)]
     ann.append(f"0x{stg:04x} pattern=coalesced footprint=blocks*512 addr=0x3000000000+block*512+warp*128")
-    base = os.path.join(tmp, f"mis_{foot}_{off}_{b}")
-    with open(base + ".annot", "w") as f:
-        f.write("\n".join(ann) + "\n")
     trips = max(1, p["trips"] // a.trips_div)
-    subprocess.run([a.smsim, "sass2trace", "--sass", SASS, "--kernel", "^" + KERNEL,
-                    "--grid", str(SMS * b), "--block", "128", "--regs", str(p["regs"]),
-                    "--smem-static", "0", "--smem-dynamic", str(p["dyn"]),
-                    "--trip", f"0x{back:04x}={trips}", "--take", f"0x{guard:04x}=0",
-                    "--annot", base + ".annot", "-o", base + ".trace"],
-                   check=True, capture_output=True, text=True)
-    return base + ".trace", trips
-
-
-
-def kv(line):
-    return dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+    path = calibsim.loop_trace(a, os.path.join(tmp, f"mis_{foot}_{off}_{b}"), SASS, KERNEL, SMS * b,
+                               p["regs"], p["dyn"], back, guard, trips, ann)
+    return path, trips
 
 
 def measured():
     """(foot, off, b) -> the point: timing (GB/s, trips, dyn) and ncu's metrics."""
     pts, regs = {}, 0
-    with open(os.path.join(KIT, "misalign/misalign-time.txt")) as f:
-        for line in f:
-            if line.startswith("INFO kernel=mis_read"):
-                regs = int(kv(line)["regs"])
-            if line.startswith("MIS "):
-                d = kv(line)
-                k = (d["foot"], int(d["off"]), int(d["b"]))
-                pts[k] = {"foot": k[0], "off": k[1], "b": k[2], "gbs": float(d["GBps_med"]),
-                          "trips": int(d["trips"]), "dyn": int(d["dyn"]), "regs": regs}
-    with open(os.path.join(KIT, "misalign/misalign-ncu.stdout")) as f:
-        order = [(d["foot"], int(d["off"]), int(d["b"])) for d in
-                 (kv(x) for x in f if x.startswith("LAUNCH "))]
-    with open(os.path.join(KIT, "misalign/misalign-ncu.raw.csv")) as f:
-        rows = list(csv.reader(f))
-    h, data = rows[0], rows[2:]
-    if len(data) != len(order):
-        raise SystemExit("calib_misalign: %d ncu rows, %d launches" % (len(data), len(order)))
-    for k, r in zip(order, data):
-        for key, name in NCU.items():
-            pts[k][key] = float(r[h.index(name)].replace(",", ""))
+    for d_, name in SOURCES:
+        with open(os.path.join(d_, f"{name}-time.txt")) as f:
+            for line in f:
+                if line.startswith("INFO kernel=mis_read"):
+                    regs = int(calibsim.kv(line)["regs"])
+                if line.startswith("MIS "):
+                    d = calibsim.kv(line)
+                    k = (d["foot"], int(d["off"]), int(d["b"]))
+                    pts[k] = {"foot": k[0], "off": k[1], "b": k[2], "gbs": float(d["GBps_med"]),
+                              "trips": int(d["trips"]), "dyn": int(d["dyn"]), "regs": regs}
+        ncu = calibsim.ncu_points(os.path.join(d_, f"{name}-ncu.stdout"),
+                                  os.path.join(d_, f"{name}-ncu.raw.csv"),
+                                  lambda d: (d["foot"], int(d["off"]), int(d["b"])), NCU)
+        for k, v in ncu.items():
+            pts[k].update(v)
     return pts
 
 
@@ -122,7 +106,7 @@ def main():
     ap.add_argument("--trips-div", type=int, default=1)
     a = ap.parse_args()
     pts = measured()
-    keys = sorted(pts, key=lambda k: (k[0] != "l2", k[1], k[2]))
+    keys = sorted(pts, key=lambda k: ({"l2": 0, "dram": 1, "l1": 2}[k[0]], k[1], k[2]))
     if a.only:
         want = set()
         for s in a.only.split(";"):
@@ -130,7 +114,7 @@ def main():
                 continue
             f = s.split(",")
             if len(f) != 3 or f[0] not in MASK or not f[1].isdigit() or not f[2].isdigit():
-                ap.error(f"--only: bad point '{s}' (want foot,off,b with foot l2 or dram)")
+                ap.error(f"--only: bad point '{s}' (want foot,off,b with foot l2, dram or l1)")
             want.add((f[0], int(f[1]), int(f[2])))
         keys = [k for k in keys if k in want]
     tmp = tempfile.mkdtemp(prefix="calib_misalign.")

@@ -149,6 +149,9 @@ struct arch {
     int mio_queue_depth;       /* memory.mio_queue_depth: shared/MUFU instrs queued per SMSP before mio_throttle */
     int l1_ways;               /* memory.l1_ways: L1 associativity (tags)        */
     int l2_ways;               /* memory.l2_ways: L2 associativity (tags)        */
+    int l2_partitions;         /* memory.l2_partitions: L2 halves an SM is near one of (tags) */
+    double l2_far_latency;     /* memory.l2_far_latency: extra cycles of a hit in the far partition */
+    int l2_partition_run;      /* memory.l2_partition_run: consecutive SMs near the same partition */
     int l1_mshr_lines;         /* memory.l1_mshr_lines: miss-table entries per SM, 0 = no limit */
     int l1_mshr_inst_entries;  /* memory.l1_mshr_inst_entries: entries a missing load takes besides its lines */
     int l1_store_sectors;      /* memory.l1_store_sectors: store sectors awaiting L2 per SM, 0 = no limit */

@@ -223,6 +223,16 @@ static const struct arch_key keys[] = {
        "no tag arrays: hits come from the capacity rule even for accesses with addresses"),
     KI("memory.l2_ways", l2_ways, 0, 1024, "0", "ways",
        "L2 associativity: lines per set of the sectored L2 tag array; tags need both ways > 0"),
+    KI("memory.l2_partitions", l2_partitions, 1, 2, "1", "partitions",
+       "L2 partitions (tags only): each holds l2_size_kb / l2_partitions; an SM is near one, a "
+       "line's home is one (address hash); a load that misses near is looked up at home and then "
+       "kept near too; stores write at home and drop the other copy; 1 = one L2"),
+    KD("memory.l2_far_latency", l2_far_latency, 0, 100000, "0", "cycles",
+       "extra latency of a load's sectors that hit in the far (home) L2 partition, not the near "
+       "one (l2_latency is a near hit)"),
+    KI("memory.l2_partition_run", l2_partition_run, 1, 1024, "1", "SMs",
+       "SMs 0..run-1 are near partition 0, the next run near 1, and so on alternating (SMs are "
+       "numbered in the order the first blocks of a launch go to them)"),
     KI("memory.l1_mshr_lines", l1_mshr_lines, 0, 65536, "0", "entries",
        "entries of an SM's miss table: one per line in flight to L2, plus "
        "l1_mshr_inst_entries per load instruction that sent them; when full the L1 stage "

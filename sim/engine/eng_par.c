@@ -114,7 +114,7 @@ struct par_srv {
     uint32_t x;                 /* L2 hits (loads), DRAM write-backs (stores);
                                    tagged: the lines' count                       */
     uint32_t lo;                /* tagged: first line in its SM's mem_sm.lines     */
-    uint32_t pad;               /* (keeps the layout explicit)                    */
+    uint32_t part;              /* mem_req.part (the SM's near L2 partition)       */
 };
 
 #define SRV_STORE (UINT32_C(1) << 31)
@@ -143,7 +143,7 @@ static struct par_srv srv_pack(const struct mem_req *s, uint64_t e, int sm)
      * write-back); a store's all "hit" (h2 = m, m3 = 0) */
     p.x = s->tagged ? (uint32_t)s->nl : (uint32_t)(s->is_store ? s->wb : s->h2);
     p.lo = (uint32_t)s->lo;
-    p.pad = 0;
+    p.part = (uint32_t)s->part;
     return p;
 }
 
@@ -158,6 +158,7 @@ static void srv_unpack(const struct par_srv *p, uint64_t e, struct mem_req *s)
     s->is_store = (p->m & SRV_STORE) != 0;
     s->is_atom = (p->m & SRV_ATOM) != 0;
     s->tagged = (p->m & SRV_TAGGED) != 0;
+    s->part = (int)p->part;
     s->m = (int)(p->m & ~SRV_FLAGS);
     if (s->tagged) {
         s->nl = (int)p->x;

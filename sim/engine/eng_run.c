@@ -128,6 +128,7 @@ static int alloc_run(struct eng_run *r)
             return -1;
         if (mem_sm_init(&r->mcfg, &sm->mem) != 0)
             return -1;
+        sm->mem.part = mem_l2_near(a, i);
         if (eng_fetch_ic_init(a, &sm->ic, nslots, r->k->code_bytes) != 0 ||
             eng_fetch_cc_init(a, &sm->cc) != 0)
             return -1;
@@ -158,7 +159,7 @@ static int alloc_run(struct eng_run *r)
  * wp_store_f4 hits L2 89.5 % of its reads and L1 0 %, though stores leave
  * their data in L1, line 10). */
 struct engine_warm {
-    struct mem_cache l2;
+    struct mem_cache l2[MEM_L2_PARTS];
 };
 
 struct engine_warm *engine_warm_new(void)
@@ -170,7 +171,8 @@ void engine_warm_free(struct engine_warm *w)
 {
     if (!w)
         return;
-    mem_cache_free(&w->l2);
+    for (int p = 0; p < MEM_L2_PARTS; p++)
+        mem_cache_free(&w->l2[p]);
     free(w);
 }
 
@@ -274,7 +276,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
      * carries is the same on any number of threads */
     int warm = a->warm_caches && o->warm;
     if (warm)
-        mem_gpu_take_l2(&r.mem, &o->warm->l2);
+        mem_gpu_take_l2(&r.mem, o->warm->l2);
 
     eng_disp_first_wave(&r);
     int rc = eng_par_run(&r, nthreads);
@@ -318,7 +320,7 @@ int engine_run(const struct arch *a, struct trace_kernel *k, const struct engine
     /* Readers that decode lazily (Accel-Sim) know the count only now. */
     out->unknown_insts = k->unknown_insts;
     if (warm && rc == 0)
-        mem_gpu_keep_l2(&r.mem, &o->warm->l2);
+        mem_gpu_keep_l2(&r.mem, o->warm->l2);
     free_run(&r);
     if (rc != 0)
         stats_kernel_free(out);

@@ -112,11 +112,14 @@ int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g)
             return -1;
         }
     }
-    if (c->tags && c->a->l2_ways >= 1 &&
-        mem_cache_init(&g->l2, (uint64_t)c->l2_cap, c->a->l2_ways, c->a->line_bytes) != 0) {
-        mem_gpu_free(g);
-        return -1;
-    }
+    g->nl2 = c->a->l2_partitions > 1 ? MEM_L2_PARTS : 1;
+    for (int p = 0; p < g->nl2; p++)
+        if (c->tags && c->a->l2_ways >= 1 &&
+            mem_cache_init(&g->l2[p], (uint64_t)(c->l2_cap / g->nl2), c->a->l2_ways,
+                           c->a->line_bytes) != 0) {
+            mem_gpu_free(g);
+            return -1;
+        }
     return 0;
 }
 
@@ -126,27 +129,32 @@ void mem_gpu_free(struct mem_gpu *g)
         mem_cal_free(&g->bank[i].cal);
     free(g->bank);
     mem_cal_free(&g->l2s);
-    mem_cache_free(&g->l2);
+    for (int p = 0; p < MEM_L2_PARTS; p++)
+        mem_cache_free(&g->l2[p]);
     memset(g, 0, sizeof *g);
 }
 
-void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache *keep)
+void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache keep[MEM_L2_PARTS])
 {
-    mem_cache_free(keep);
-    *keep = g->l2;
-    memset(&g->l2, 0, sizeof g->l2);
+    for (int p = 0; p < MEM_L2_PARTS; p++) {
+        mem_cache_free(&keep[p]);
+        keep[p] = g->l2[p];
+        memset(&g->l2[p], 0, sizeof g->l2[p]);
+    }
 }
 
-void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache *keep)
+void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache keep[MEM_L2_PARTS])
 {
-    if (keep->sets != g->l2.sets || keep->ways != g->l2.ways) {
-        mem_cache_free(keep);
-        return;
+    for (int p = 0; p < MEM_L2_PARTS; p++) {
+        if (keep[p].sets != g->l2[p].sets || keep[p].ways != g->l2[p].ways) {
+            mem_cache_free(&keep[p]);
+            continue;
+        }
+        mem_cache_free(&g->l2[p]);
+        g->l2[p] = keep[p];
+        memset(&keep[p], 0, sizeof keep[p]);
+        mem_cache_settle(&g->l2[p]);
     }
-    mem_cache_free(&g->l2);
-    g->l2 = *keep;
-    memset(keep, 0, sizeof *keep);
-    mem_cache_settle(&g->l2);
 }
 
 uint64_t mem_min_latency(const struct arch *a)
@@ -632,6 +640,7 @@ static int local_tags(const struct mem_cfg *c, struct mem_sm *m, struct mem_coun
     const struct arch *a = c->a;
     req_base(req, t, t1, key, excess, is_store, is_atom);
     req->tagged = 1;
+    req->part = m->part;
     uint64_t tt = cycle_ceil(t1, t); /* the cycle the tags are looked up */
     uint64_t *v = m->lines.v;
     int j = lo, miss = 0, fresh = 0, found = 0;
@@ -926,9 +935,67 @@ static double l2_serve(struct mem_gpu *g, const struct mem_req *q, double bytes)
     return t2;
 }
 
+/* The L2 partition a line's address makes its home: a hash of it, other
+ * than the one that picks its set (mem_cache.c), so each partition's lines
+ * use all of its sets. */
+int mem_l2_home(const struct mem_gpu *g, uint64_t line)
+{
+    return g->nl2 > 1 ? (int)(mix64(line ^ 0x2545F4914F6CDD1Dull) >> 63) : 0;
+}
+
+int mem_l2_near(const struct arch *a, int sm)
+{
+    if (a->l2_partitions < 2)
+        return 0;
+    int run = a->l2_partition_run > 0 ? a->l2_partition_run : 1;
+    return (sm / run) % MEM_L2_PARTS;
+}
+
+/* A store's sectors `want` of `line` from an SM near partition `near`:
+ * written at the line's home partition (write-back, write-allocate: whole
+ * sectors, no read).  When the store came through the other partition
+ * (near is not home) it allocates them there too, clean: the H200's load
+ * of 16 MiB just stored by the same threads hits L2 89.5 %
+ * (kit-2026-12-01/write, write-ncu.raw.csv:4); else a copy there loses
+ * them.  Returns the dirty sectors allocations evicted (to be written to
+ * DRAM). */
+static int l2_store(struct mem_gpu *g, uint64_t line, unsigned want, int near)
+{
+    int home = mem_l2_home(g, line);
+    unsigned valid, ev = 0;
+    struct mem_cache *h = &g->l2[home];
+    long wy = mem_cache_find(h, line, &valid);
+    if (wy < 0) {
+        mem_cache_fill(h, line, want, want, &ev);
+    } else {
+        h->valid[wy] |= (uint8_t)want;
+        h->dirty[wy] |= (uint8_t)want;
+    }
+    if (g->nl2 > 1) {
+        struct mem_cache *o = &g->l2[!home];
+        if (near == home) {
+            long ow = mem_cache_find(o, line, &valid);
+            if (ow >= 0)
+                o->valid[ow] &= (uint8_t)~want;
+        } else {
+            unsigned ev2 = 0;
+            mem_cache_fill(o, line, want, 0, &ev2);
+            return popc8(ev) + popc8(ev2);
+        }
+    }
+    return popc8(ev);
+}
+
 /* The globally ordered stage of a request with lines: L2 tags, then DRAM
  * banks for what misses; stores allocate dirty sectors (write-back) and a
- * dirty line evicted is written to DRAM. */
+ * dirty line evicted is written to DRAM.  With two partitions
+ * (memory.l2_partitions) a load looks up its SM's near partition; sectors
+ * missing there are looked up again at the line's home partition (a far
+ * hit: memory.l2_far_latency more) and are then kept near as well; what
+ * misses at home comes from DRAM into both.  Every lookup counts as one
+ * (lts__t_sectors): the H200's misses are 2.0 per DRAM sector on a window
+ * re-read by all SMs and 1.5 on a stream read once
+ * (kit4-2026-12-02/misalign-ncu.raw.csv, docs/calibration.md). */
 static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *q,
                             const uint64_t *lines)
 {
@@ -939,72 +1006,108 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
         return cycle_ceil(rdy, q->t);
     double t2 = l2_serve(g, q, q->m * S);
     uint64_t t2c = cycle_ceil(t2, q->t);
-    int hits = 0, dram = 0;
+    int hits = 0, dram = 0, lookups = q->m;
     double l2x = q->excess ? q->excess * a->l2_cycles_per_line : 0.0;
     double dx = q->excess ? q->excess * a->dram_cycles_per_line : 0.0;
+    int near = g->nl2 > 1 ? q->part : 0;
+    struct mem_cache *nc = &g->l2[near];
     for (int i = 0; i < q->nl; i++) {
         uint64_t line = lines[q->lo + i] >> 8;
         unsigned want = (unsigned)(lines[q->lo + i] & 0xff);
         uint64_t k = q->key + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
         unsigned valid, ev = 0;
         if (q->is_store) {
-            /* write-back, write-allocate: whole sectors are written, no read */
-            uint64_t old = 0;
-            long wy = mem_cache_find(&g->l2, line, &valid);
-            if (wy < 0) {
-                /* the line a fill would evict, to charge its write-back */
-                wy = mem_cache_fill(&g->l2, line, want, want, &ev);
-                (void)old;
-            } else {
-                g->l2.valid[wy] |= (uint8_t)want;
-                g->l2.dirty[wy] |= (uint8_t)want;
+            int evn = l2_store(g, line, want, near);
+            if (g->nl2 > 1 && mem_l2_home(g, line) != near) {
+                /* looked up near and at home, a hit at both: the H200's
+                 * copy kernel (1 GiB read once, 1 GiB written) hits
+                 * 50.5-50.9 % at every residency, the loads' 1.5 lookups
+                 * per sector missing and the stores' 1.5 hitting
+                 * (kit-2026-11-29/valid/copy.raw.csv) */
+                lookups += popc8(want);
+                hits += popc8(want);
             }
             double acc = t2;
-            if (ev) {
+            if (evn) {
                 /* the line takes the place of a dirty one: L2 accepts the
                  * store once that has left for DRAM, or is queued at its
                  * bank within memory.dram_write_queue lines of its service
                  * (write-back pressure reaches the SM through its store
                  * credits) */
-                dram += popc8(ev);
-                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, &acc);
+                dram += evn;
+                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, evn, 1, &acc);
                 acc = dmax(t2, acc - c->wq_slack);
             }
             hits += popc8(want);
             rdy = dmax(rdy, acc + c->l2_base + spread(a->l2_latency_spread, k) + l2x);
             continue;
         }
-        long way = mem_cache_find(&g->l2, line, &valid);
+        long way = mem_cache_find(nc, line, &valid);
         unsigned have = way >= 0 ? valid & want : 0;
         if (have) {
             hits += popc8(have);
-            uint64_t f = g->l2.fill[way];
+            uint64_t f = nc->fill[way];
             double lr = f > t2c ? (double)f
                                 : t2 + c->l2_base + spread(a->l2_latency_spread, k) + l2x;
             rdy = dmax(rdy, lr);
         }
         unsigned need = want & ~have;
-        if (need) {
-            int ns = popc8(need);
-            dram += ns;
-            double done = bank_serve(c, g, bank_of(c, line), q->t, t2, ns, 0, NULL);
-            /* one draw per DRAM chunk of the access (memory.dram_spread_bytes) */
-            uint64_t dk = q->key ^ mix64((line / c->chunk_lines) + 3);
-            double lr = done + c->dram_base + spread(a->dram_latency_spread, dk) + dx;
-            long wy = mem_cache_fill(&g->l2, line, need, 0, &ev);
-            if (wy >= 0) {
-                uint64_t f = cycle_ceil(lr, q->t);
-                if (f > g->l2.fill[wy])
-                    g->l2.fill[wy] = f;
+        if (!need)
+            continue;
+        int home = mem_l2_home(g, line);
+        struct mem_cache *hc = &g->l2[home];
+        if (home != near) {
+            /* looked up again at home: a far hit, kept near from then on */
+            lookups += popc8(need);
+            long hw = mem_cache_find(hc, line, &valid);
+            unsigned far = hw >= 0 ? valid & need : 0;
+            if (far) {
+                hits += popc8(far);
+                uint64_t f = hc->fill[hw];
+                double lr = (f > t2c ? (double)f
+                                     : t2 + c->l2_base + spread(a->l2_latency_spread, k) + l2x) +
+                            a->l2_far_latency;
+                rdy = dmax(rdy, lr);
+                long nw = mem_cache_fill(nc, line, far, 0, &ev);
+                if (nw >= 0) {
+                    uint64_t nf = cycle_ceil(lr, q->t);
+                    if (nf > nc->fill[nw])
+                        nc->fill[nw] = nf;
+                }
+                if (ev) {
+                    dram += popc8(ev);
+                    bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, NULL);
+                    ev = 0;
+                }
+                need &= ~far;
+                if (!need)
+                    continue;
             }
+        }
+        int ns = popc8(need);
+        dram += ns;
+        double done = bank_serve(c, g, bank_of(c, line), q->t, t2, ns, 0, NULL);
+        /* one draw per DRAM chunk of the access (memory.dram_spread_bytes) */
+        uint64_t dk = q->key ^ mix64((line / c->chunk_lines) + 3);
+        double lr = done + c->dram_base + spread(a->dram_latency_spread, dk) + dx;
+        uint64_t f = cycle_ceil(lr, q->t);
+        for (int p = 0; p < 2; p++) {
+            /* into home, and near when that is another partition */
+            struct mem_cache *pc = p == 0 ? hc : nc;
+            if (p == 1 && pc == hc)
+                break;
+            long wy = mem_cache_fill(pc, line, need, 0, &ev);
+            if (wy >= 0 && f > pc->fill[wy])
+                pc->fill[wy] = f;
             if (ev) {
                 dram += popc8(ev);
                 bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, NULL);
+                ev = 0;
             }
-            rdy = dmax(rdy, lr);
         }
+        rdy = dmax(rdy, lr);
     }
-    g->cnt.l2_sectors += (uint64_t)q->m;
+    g->cnt.l2_sectors += (uint64_t)lookups;
     g->cnt.l2_sector_hits += (uint64_t)hits;
     g->cnt.dram_bytes += (uint64_t)dram * (uint64_t)a->sector_bytes;
     return cycle_ceil(rdy, q->t);

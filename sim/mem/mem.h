@@ -19,7 +19,9 @@
  * The model behind it (docs/model.md, "Memory", gives the reasoning):
  *  - accesses with addresses (Accel-Sim traces, native traces with addr= or
  *    a footprint) go through sectored, set-associative L1 (per SM) and L2
- *    (GPU-wide) tag arrays with LRU; a miss to a line already in flight
+ *    (GPU-wide; memory.l2_partitions 2: two halves, each SM near one, a
+ *    line homed in one, far hits copied near) tag arrays with LRU; a miss
+ *    to a line already in flight
  *    waits for that line's data (merge) instead of sending a request, and a
  *    per-SM miss table (memory.l1_mshr_lines entries: one per line in
  *    flight, l1_mshr_inst_entries per load instruction) holds the L1
@@ -122,6 +124,7 @@ struct mem_sm {
     struct mem_mshr mshr;  /* lines in flight, for their limit                  */
     struct mem_mshr scred; /* store sectors not yet accepted by L2 (credits)    */
     struct mem_lines lines; /* this epoch's requests' lines                     */
+    int part;              /* its near L2 partition (mem_l2_near)               */
 };
 
 enum { MEM_MAX_DEPS = 4 }; /* earlier requests one request can wait for     */
@@ -140,6 +143,7 @@ struct mem_req {
     int is_store;          /* a store                                           */
     int is_atom;           /* an atomic                                         */
     int tagged;            /* its lines are in the tag arrays (addresses)       */
+    int part;              /* the issuing SM's near L2 partition                */
     int lo, nl;            /* its lines: mem_sm.lines.v[lo .. lo + nl); nl 0:
                               no addresses (the capacity rule drew h2/m3/wb)    */
     int ndeps;             /* entries in deps                                   */
@@ -185,23 +189,30 @@ struct mem_bank {
     double last_wr;        /* start of its latest write service (-1e300: none)   */
 };
 
+enum { MEM_L2_PARTS = 2 }; /* most L2 partitions (memory.l2_partitions)       */
+
 struct mem_gpu {
     struct mem_cal l2s;    /* L2 server (GPU-wide bytes per cycle)              */
     struct mem_bank *bank; /* [memory.dram_banks] DRAM banks                    */
     int nbank;             /* entries in bank                                   */
     int oom;               /* a server could not grow: the run fails            */
-    struct mem_cache l2;   /* L2 tags (accesses with addresses)                 */
+    struct mem_cache l2[MEM_L2_PARTS]; /* L2 tags per partition (addresses)     */
+    int nl2;               /* partitions in use                                 */
     struct mem_counters cnt; /* L2/DRAM outcomes of requests with lines         */
 };
 int mem_gpu_init(const struct mem_cfg *c, struct mem_gpu *g);
 void mem_gpu_free(struct mem_gpu *g);
-/* memory.warm_caches: at a launch's end, move g's L2 tags into *keep
+/* memory.warm_caches: at a launch's end, move g's L2 tags into keep[]
  * (what was there is freed); at the next launch's start, after
- * mem_gpu_init, move them back into g, every line's data arrived.  A kept
- * array of another shape than g's (another config) is freed instead.  The
+ * mem_gpu_init, move them back into g, every line's data arrived.  Kept
+ * arrays of another shape than g's (another config) are freed instead.  The
  * counters stay g's, so they are per launch. */
-void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache *keep);
-void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache *keep);
+void mem_gpu_keep_l2(struct mem_gpu *g, struct mem_cache keep[MEM_L2_PARTS]);
+void mem_gpu_take_l2(struct mem_gpu *g, struct mem_cache keep[MEM_L2_PARTS]);
+/* The L2 partition SM `sm` (0-based) is near (memory.l2_partition_run). */
+int mem_l2_near(const struct arch *a, int sm);
+/* The L2 partition that is the home of `line` (address / line bytes). */
+int mem_l2_home(const struct mem_gpu *g, uint64_t line);
 
 /* The cycle the data of req is usable; lines: its SM's mem_sm.lines.v.
  * Call in (t, SM, issue) order. */
