@@ -959,9 +959,8 @@ int mem_l2_near(const struct arch *a, int sm)
  * (kit-2026-12-01/write, write-ncu.raw.csv:4); else a copy there loses
  * them.  Returns the dirty sectors allocations evicted (to be written to
  * DRAM). */
-static int l2_store(struct mem_gpu *g, uint64_t line, unsigned want, int near)
+static int l2_store(struct mem_gpu *g, uint64_t line, unsigned want, int near, int home)
 {
-    int home = mem_l2_home(g, line);
     unsigned valid, ev = 0;
     struct mem_cache *h = &g->l2[home];
     long wy = mem_cache_find(h, line, &valid);
@@ -984,6 +983,17 @@ static int l2_store(struct mem_gpu *g, uint64_t line, unsigned want, int near)
         }
     }
     return popc8(ev);
+}
+
+/* n dirty sectors an L2 allocation for `line` evicted go to DRAM (the
+ * evicted line's bank: a hash of line, as its address is not kept);
+ * returns n. */
+static int write_back(const struct mem_cfg *c, struct mem_gpu *g, const struct mem_req *q,
+                      double t2, uint64_t line, int n)
+{
+    if (n)
+        bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, n, 1, NULL);
+    return n;
 }
 
 /* The globally ordered stage of a request with lines: L2 tags, then DRAM
@@ -1017,8 +1027,9 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
         uint64_t k = q->key + (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
         unsigned valid, ev = 0;
         if (q->is_store) {
-            int evn = l2_store(g, line, want, near);
-            if (g->nl2 > 1 && mem_l2_home(g, line) != near) {
+            int home = mem_l2_home(g, line);
+            int evn = l2_store(g, line, want, near, home);
+            if (home != near) {
                 /* looked up near and at home, a hit at both: the H200's
                  * copy kernel (1 GiB read once, 1 GiB written) hits
                  * 50.5-50.9 % at every residency, the loads' 1.5 lookups
@@ -1074,11 +1085,8 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
                     if (nf > nc->fill[nw])
                         nc->fill[nw] = nf;
                 }
-                if (ev) {
-                    dram += popc8(ev);
-                    bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, NULL);
-                    ev = 0;
-                }
+                dram += write_back(c, g, q, t2, line, popc8(ev));
+                ev = 0;
                 need &= ~far;
                 if (!need)
                     continue;
@@ -1099,11 +1107,8 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
             long wy = mem_cache_fill(pc, line, need, 0, &ev);
             if (wy >= 0 && f > pc->fill[wy])
                 pc->fill[wy] = f;
-            if (ev) {
-                dram += popc8(ev);
-                bank_serve(c, g, bank_of(c, line ^ 0x5bd1e995u), q->t, t2, popc8(ev), 1, NULL);
-                ev = 0;
-            }
+            dram += write_back(c, g, q, t2, line, popc8(ev));
+            ev = 0;
         }
         rdy = dmax(rdy, lr);
     }
