@@ -251,13 +251,14 @@ static void impossible_launch(void **state)
 }
 
 /* Cycles for one warp per SMSP (128 threads) running n trips of 8
- * independent FMA-pipe instructions of datapath `path`. */
+ * independent instructions: FMA-pipe ones of datapath path[i], or ALU-pipe
+ * ones where path[i] is -1. */
 static uint64_t fma_mix_cycles(const struct arch *a, const int *path, uint32_t n)
 {
     struct tr_inst body[8];
     for (int i = 0; i < 8; i++) {
-        body[i] = tu_alu(PIPE_FMA, 10 + i, 1, 2, 3);
-        body[i].fma_path = (uint8_t)path[i];
+        body[i] = tu_alu(path[i] < 0 ? PIPE_ALU : PIPE_FMA, 10 + i, 1, 2, 3);
+        body[i].fma_path = (uint8_t)(path[i] < 0 ? TR_FMA_ANY : path[i]);
     }
     struct tu_kernel t;
     tu_kernel_init(&t, 1, 128, body, 8, n);
@@ -302,11 +303,44 @@ static void fma_datapaths(void **state)
                      16 * N - 1);
 }
 
+/* IMAD.WIDE (TR_FMA_WIDE) holds FMA-heavy for two intervals: 4 cycles each
+ * where IMAD takes 2.  pipes.fmaheavy.shares_alu makes the ALU pipe and
+ * FMA-heavy one datapath: ALU and IMAD alternating issue every cycle on two
+ * datapaths but every 2nd on one; ALU and FP32 alternating still every cycle
+ * (FP32 takes FMA-lite).  kit8 misl1p: ALU + FMA-heavy active 98-105 % of
+ * the cycles where the L1-hit loop saturates (docs/calibration.md). */
+static void wide_and_shared_alu(void **state)
+{
+    (void)state;
+    const uint32_t N = 200;
+    static const int any[8] = {0}, heavy[8] = {1, 1, 1, 1, 1, 1, 1, 1},
+                     wide[8] = {3, 3, 3, 3, 3, 3, 3, 3},
+                     alu_heavy[8] = {-1, 1, -1, 1, -1, 1, -1, 1},
+                     alu_fp32[8] = {-1, 0, -1, 0, -1, 0, -1, 0};
+    struct arch a;
+    tu_arch(&a, 1);
+    a.pipe[PIPE_FMA].issue_interval = 2;
+    a.pipe[PIPE_ALU].issue_interval = 2;
+    a.fmaheavy.latency = 4;
+    a.fmaheavy.issue_interval = 2;
+    a.fmaheavy.dep = DEP_FIXED;
+    uint64_t c_any = fma_mix_cycles(&a, any, N);
+    uint64_t c_heavy = fma_mix_cycles(&a, heavy, N);
+    assert_int_equal(fma_mix_cycles(&a, wide, N) - c_any, 3 * (8 * N - 1));
+    assert_int_equal(fma_mix_cycles(&a, alu_heavy, N), c_any);
+    assert_int_equal(fma_mix_cycles(&a, alu_fp32, N), c_any);
+    a.alu_on_heavy = 1;
+    assert_int_equal(fma_mix_cycles(&a, alu_heavy, N), c_heavy);
+    assert_int_equal(fma_mix_cycles(&a, alu_fp32, N), c_any);
+    assert_int_equal(fma_mix_cycles(&a, any, N), c_any);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ffma_one_warp),
         cmocka_unit_test(fma_datapaths),
+        cmocka_unit_test(wide_and_shared_alu),
         cmocka_unit_test(ffma_four_warps_per_smsp),
         cmocka_unit_test(breakdown_sums_to_cpi),
         cmocka_unit_test(deterministic_and_skip_exact),

@@ -113,6 +113,28 @@ static void test_decode(void **state)
     }
 }
 
+/* Which FMA datapath (kit8 misl1p, ncu's per-pipe counts): IMAD.WIDE holds
+ * FMA-heavy twice, IMAD and VIADD run there alone, FFMA on either, HFMA2 on
+ * both; IADD3 is not on the fma pipe. */
+static void test_fma_path(void **state)
+{
+    (void)state;
+    static const struct { const char *op; int pipe, path; } r[] = {
+        {"IMAD.WIDE.U32", PIPE_FMA, TR_FMA_WIDE}, {"IMAD.WIDE", PIPE_FMA, TR_FMA_WIDE},
+        {"IMAD", PIPE_FMA, TR_FMA_HEAVY},         {"IMAD.MOV.U32", PIPE_FMA, TR_FMA_HEAVY},
+        {"VIADD", PIPE_FMA, TR_FMA_HEAVY},        {"FFMA", PIPE_FMA, TR_FMA_ANY},
+        {"HFMA2", PIPE_FMA, TR_FMA_BOTH},         {"IADD3", PIPE_ALU, TR_FMA_ANY},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        struct tr_inst in;
+        struct tr_isa_info info;
+        memset(&in, 0, sizeof in);
+        assert_int_equal(tr_isa_decode(r[i].op, &in, &info), 1);
+        if (in.pipe != r[i].pipe || in.fma_path != r[i].path)
+            fail_msg("%s: pipe %d path %d", r[i].op, in.pipe, in.fma_path);
+    }
+}
+
 static void test_unknown(void **state)
 {
     (void)state;
@@ -141,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sorted_unique),
         cmocka_unit_test(test_decode),
+        cmocka_unit_test(test_fma_path),
         cmocka_unit_test(test_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

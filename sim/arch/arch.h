@@ -129,6 +129,8 @@ struct arch {
     struct arch_pipe_cfg fmaheavy; /* pipes.fmaheavy.*: second FP32 datapath of the fma pipe
                                       (issue_interval 0 = none: one fma pipe, as before);
                                       latency/dep apply to heavy-only opcodes (IMAD, IDP) */
+    int alu_on_heavy;          /* pipes.fmaheavy.shares_alu: 1 = ALU-pipe instructions also
+                                  occupy FMA-heavy (one datapath, one busy clock)          */
 
     /* --- memory (engine) --------------------------------------------- */
     int smem_latency;          /* memory.smem_latency: LDS load-to-use, cycles   */

@@ -6,7 +6,10 @@
  * FMA datapath arbitration (pipes.fmaheavy.issue_interval > 0 splits the
  * fma pipe into FMA-lite, timed by pipes.fma, and FMA-heavy): FP32 takes the
  * lite datapath when it is free, else heavy; IMAD/IMUL/IDP (TR_FMA_HEAVY)
- * only heavy; FP16x2 (TR_FMA_BOTH) both at once.
+ * only heavy, IMAD.WIDE (TR_FMA_WIDE) heavy for two issue intervals; FP16x2
+ * (TR_FMA_BOTH) both at once.  With pipes.fmaheavy.shares_alu the ALU pipe
+ * and FMA-heavy are one datapath: whatever occupies one occupies the other
+ * (free[PIPE_ALU] and heavy_free move together).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -46,11 +49,41 @@ static inline uint64_t eng_pipe_ready(const struct eng_pipes *p, int fma_split, 
     uint64_t lite = p->free[PIPE_FMA], heavy = p->heavy_free;
     switch (fma_path) {
     case TR_FMA_HEAVY:
+    case TR_FMA_WIDE:
         return heavy;
     case TR_FMA_BOTH:
         return lite > heavy ? lite : heavy;
     default:
         return lite < heavy ? lite : heavy;
+    }
+}
+
+/* The split fma pipe's part of eng_pipe_issue (below). */
+static inline const struct arch_pipe_cfg *eng_pipe_fma_take(const struct arch *a,
+                                                            struct eng_pipes *p, int fma_path,
+                                                            uint64_t t)
+{
+    const struct arch_pipe_cfg *pc = &a->pipe[PIPE_FMA];
+    int li = pc->issue_interval;
+    uint64_t lite_next = t + (uint64_t)(li > 0 ? li : 0);
+    uint64_t heavy_next = t + (uint64_t)a->fmaheavy.issue_interval;
+    switch (fma_path) {
+    case TR_FMA_HEAVY:
+        p->heavy_free = heavy_next;
+        return &a->fmaheavy;
+    case TR_FMA_WIDE:
+        p->heavy_free = heavy_next + (uint64_t)a->fmaheavy.issue_interval;
+        return &a->fmaheavy;
+    case TR_FMA_BOTH:
+        p->free[PIPE_FMA] = lite_next;
+        p->heavy_free = heavy_next;
+        return pc;
+    default: /* the lite datapath when free, so FMA-heavy stays for IMAD */
+        if (p->free[PIPE_FMA] <= t)
+            p->free[PIPE_FMA] = lite_next;
+        else
+            p->heavy_free = heavy_next;
+        return pc;
     }
 }
 
@@ -65,26 +98,14 @@ static inline const struct arch_pipe_cfg *eng_pipe_issue(const struct arch *a,
     if (pipe != PIPE_FMA || !fma_split) {
         if (pc->issue_interval > 0)
             p->free[pipe] = t + (uint64_t)pc->issue_interval;
+        if (pipe == PIPE_ALU && fma_split && a->alu_on_heavy)
+            p->heavy_free = p->free[PIPE_ALU];
         return pc;
     }
-    int li = pc->issue_interval;
-    uint64_t lite_next = t + (uint64_t)(li > 0 ? li : 0);
-    uint64_t heavy_next = t + (uint64_t)a->fmaheavy.issue_interval;
-    switch (fma_path) {
-    case TR_FMA_HEAVY:
-        p->heavy_free = heavy_next;
-        return &a->fmaheavy;
-    case TR_FMA_BOTH:
-        p->free[PIPE_FMA] = lite_next;
-        p->heavy_free = heavy_next;
-        return pc;
-    default: /* the lite datapath when free, so FMA-heavy stays for IMAD */
-        if (p->free[PIPE_FMA] <= t)
-            p->free[PIPE_FMA] = lite_next;
-        else
-            p->heavy_free = heavy_next;
-        return pc;
-    }
+    const struct arch_pipe_cfg *r = eng_pipe_fma_take(a, p, fma_path, t);
+    if (a->alu_on_heavy)
+        p->free[PIPE_ALU] = p->heavy_free;
+    return r;
 }
 
 /* Cycles until an ALU instruction's result is usable: the trace's own

@@ -139,8 +139,21 @@ static inline int tr_reg_real(uint16_t r)
 enum tr_fma_path {
     TR_FMA_ANY,   /* FP32 FFMA/FADD/FMUL: either datapath                     */
     TR_FMA_HEAVY, /* IMAD/IMUL/IDP: the FMA-heavy datapath only               */
-    TR_FMA_BOTH   /* FP16x2 HFMA2/HADD2/HMUL2: both datapaths at once          */
+    TR_FMA_BOTH,  /* FP16x2 HFMA2/HADD2/HMUL2: both datapaths at once          */
+    TR_FMA_WIDE   /* IMAD.WIDE: FMA-heavy only, two passes (a 64-bit result)   */
 };
+
+/* Does in run on the FMA-heavy datapath alone (when the arch splits it)? */
+static inline int tr_fma_heavy_only(const struct tr_inst *in)
+{
+    return in->fma_path == TR_FMA_HEAVY || in->fma_path == TR_FMA_WIDE;
+}
+
+/* Issue intervals FMA-heavy is busy with in: 2 for IMAD.WIDE, else 1. */
+static inline int tr_fma_passes(const struct tr_inst *in)
+{
+    return in->fma_path == TR_FMA_WIDE ? 2 : 1;
+}
 
 /* Per-dynamic-instance data a reader may supply (addresses, real mask). */
 struct tr_dyn {

@@ -115,7 +115,7 @@ struct ctl_walk {
 static const struct arch_pipe_cfg *pipe_cfg(const struct arch *a, const struct tr_inst *in)
 {
     int pipe = in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
-    if (pipe == PIPE_FMA && a->fmaheavy.issue_interval > 0 && in->fma_path == TR_FMA_HEAVY)
+    if (pipe == PIPE_FMA && a->fmaheavy.issue_interval > 0 && tr_fma_heavy_only(in))
         return &a->fmaheavy;
     return &a->pipe[pipe];
 }
@@ -378,7 +378,7 @@ static int64_t pipe_free(const struct arch *a, const int64_t *pfree, const struc
     if (pipe != PIPE_FMA || a->fmaheavy.issue_interval <= 0)
         return pfree[pipe];
     int64_t lite = pfree[PIPE_FMA], heavy = pfree[PIPE_COUNT];
-    if (in->fma_path == TR_FMA_HEAVY)
+    if (tr_fma_heavy_only(in))
         return heavy;
     if (in->fma_path == TR_FMA_BOTH)
         return lite > heavy ? lite : heavy;
@@ -393,12 +393,15 @@ static void pipe_take(const struct arch *a, int64_t *pfree, const struct tr_inst
         return;
     int pipe = in->pipe < PIPE_COUNT ? in->pipe : PIPE_ALU;
     int64_t lite = slot + a->pipe[pipe].issue_interval;
-    if (pipe != PIPE_FMA || a->fmaheavy.issue_interval <= 0) {
+    int split = a->fmaheavy.issue_interval > 0;
+    if (pipe != PIPE_FMA || !split) {
         pfree[pipe] = lite;
+        if (pipe == PIPE_ALU && split && a->alu_on_heavy) /* eng_pipe.h: one datapath */
+            pfree[PIPE_COUNT] = lite;
         return;
     }
-    int64_t heavy = slot + a->fmaheavy.issue_interval;
-    if (in->fma_path == TR_FMA_HEAVY) {
+    int64_t heavy = slot + (int64_t)tr_fma_passes(in) * a->fmaheavy.issue_interval;
+    if (tr_fma_heavy_only(in)) {
         pfree[PIPE_COUNT] = heavy;
     } else if (in->fma_path == TR_FMA_BOTH) {
         pfree[PIPE_FMA] = lite;
@@ -408,6 +411,8 @@ static void pipe_take(const struct arch *a, int64_t *pfree, const struct tr_inst
     } else {
         pfree[PIPE_COUNT] = heavy;
     }
+    if (a->alu_on_heavy)
+        pfree[PIPE_ALU] = pfree[PIPE_COUNT];
 }
 
 /* Reuse bit of operand slot s of the instruction at op i (window ends at

@@ -219,7 +219,7 @@ static const struct isa_row rows[] = {
     {"UTMALDG",  L_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1}, /* TMA: into shared, no register */
     {"UTMAPF",   L_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},
     {"UTMASTG",  S_,           PIPE_LSU,    TR_SP_GLOBAL, LONG,  0, 1},
-    {"VIADD",    A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
+    {"VIADD",    A_,           PIPE_FMA,    TR_SP_NONE,   PIPE,  1, 1},
     {"VIADDMNMX",A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
     {"VIMNMX",   A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
     {"VIMNMX3",  A_,           PIPE_ALU,    TR_SP_NONE,   PIPE,  1, 1},
@@ -332,9 +332,15 @@ int tr_isa_decode(const char *opcode, struct tr_inst *out, struct tr_isa_info *i
     /* GH100/GA10x: FMA-heavy runs IMAD, IDP and FP32; FMA-lite FP32 only;
      * FP16x2 is dual-issued to both (NVIDIA forum answer on the fmaheavy /
      * fmalite pipes, forums.developer.nvidia.com/t/302018/7).  Measured on
-     * the H200: IMAD issues at half FFMA's rate (docs/calibration.md). */
+     * the H200: IMAD issues at half FFMA's rate (docs/calibration.md).
+     * IMAD.WIDE holds FMA-heavy twice as long and VIADD runs there (kit8
+     * misl1p, ncu's sm__inst_executed_pipe_fmaheavy and its active cycles:
+     * docs/calibration.md "FMA-heavy: IMAD.WIDE and VIADD"). */
     if (r->pipe == PIPE_FMA) {
-        if ((blen == 4 && (!strncmp(opcode, "IMAD", 4) || !strncmp(opcode, "IMUL", 4))) ||
+        if (blen == 4 && !strncmp(opcode, "IMAD", 4) && has_mod(mods, "WIDE"))
+            out->fma_path = TR_FMA_WIDE;
+        else if ((blen == 5 && !strncmp(opcode, "VIADD", 5)) ||
+                 (blen == 4 && (!strncmp(opcode, "IMAD", 4) || !strncmp(opcode, "IMUL", 4))) ||
             (blen == 7 && (!strncmp(opcode, "IMAD32I", 7) || !strncmp(opcode, "IMUL32I", 7))) ||
             (blen == 3 && !strncmp(opcode, "IDP", 3)))
             out->fma_path = TR_FMA_HEAVY;

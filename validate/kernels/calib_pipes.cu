@@ -16,6 +16,8 @@
 //   iadd3: x = x + y + c ; y = y + x + c                -> IADD3
 //   mufu : x = ex2.approx.ftz(-x)                       -> MUFU.EX2 (fixed point ~0.64)
 //   dfma : fma.rn.f64 x = x*a + b                      -> DFMA
+//   imadw: mad.wide.u32 w = lo(w)*a + w (64-bit w)     -> IMAD.WIDE.U32
+//   iaddu: add.u32 x = x + c, c a kernel argument       -> VIADD (or IADD3)
 //   lds  : a = ld.shared.u32 [a], a random cycle of shared addresses,
 //          all lanes on the same address (broadcast)   -> LDS
 // The two-register forms of imad/iadd3 make every intermediate result used
@@ -30,8 +32,8 @@ struct PipeParams {
   double da, db;
 };
 
-enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_COUNT };
-static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds"};
+enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_IMADW, OP_IADDU, OP_COUNT };
+static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds", "imadw", "iaddu"};
 
 constexpr int INSTS_PER_ITER = 256;  // chain instructions per loop iteration, all chains
 constexpr int LDS_SLOTS = 4096;      // 16 KB of shared memory for the lds chain
@@ -41,6 +43,7 @@ struct Chain {
   float f;
   unsigned u, v;
   double d;
+  unsigned long long w;
 };
 
 template <int OP>
@@ -50,6 +53,7 @@ __device__ __forceinline__ void init_chain_state(Chain &c, int chain, int warp, 
   c.u = 12345u + 977u * chain + 31u * warp + (p.ia & 1u);
   c.v = 777u + 13u * chain;
   c.d = 0.5 + 0.01 * chain + 0.001 * warp;
+  c.w = 0x100000001ull * (3u + chain) + warp;
   if (OP == OP_LDS) c.u = lds_start[(chain * 131 + warp * 17) % LDS_SLOTS];
 }
 
@@ -73,6 +77,12 @@ __device__ __forceinline__ void step(Chain &c, const PipeParams &p) {
   } else if (OP == OP_DFMA) {
     asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(c.d) : "d"(p.da), "d"(p.db));
     asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(c.d) : "d"(p.da), "d"(p.db));
+  } else if (OP == OP_IMADW) {
+    asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(c.w) : "r"(p.ia));
+    asm volatile("{ .reg .u32 lo; cvt.u32.u64 lo, %0; mad.wide.u32 %0, lo, %1, %0; }" : "+l"(c.w) : "r"(p.ia));
+  } else if (OP == OP_IADDU) {
+    asm volatile("add.u32 %0, %0, %1;" : "+r"(c.u) : "r"(p.ic));
+    asm volatile("add.u32 %0, %0, %1;" : "+r"(c.u) : "r"(p.ic));
   } else {  // OP_LDS
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
@@ -83,6 +93,7 @@ template <int OP>
 __device__ __forceinline__ float fold(const Chain &c) {
   if (OP == OP_FFMA || OP == OP_MUFU) return c.f;
   if (OP == OP_DFMA) return (float)c.d;
+  if (OP == OP_IMADW) return (float)(unsigned)(c.w ^ (c.w >> 32));
   return (float)(c.u ^ c.v);
 }
 
@@ -152,6 +163,8 @@ static PipeFn pick_op(int op, int chains) {
     case OP_MUFU: return pick<OP_MUFU>(chains);
     case OP_DFMA: return pick<OP_DFMA>(chains);
     case OP_LDS: return pick<OP_LDS>(chains);
+    case OP_IMADW: return pick<OP_IMADW>(chains);
+    case OP_IADDU: return pick<OP_IADDU>(chains);
     default: return nullptr;
   }
 }
