@@ -190,7 +190,7 @@ static const struct arch_key keys[] = {
     { "pipes.fmaheavy.shares_alu", AK_INT, OFF(alu_on_heavy), 0, 0, 1, "0", "", NULL,
       "1: ALU-pipe instructions (IADD3, LOP3, LEA, ...) run on the FMA-heavy datapath, so "
       "an ALU and a heavy instruction each keep the other waiting for its issue interval; "
-      "0: separate datapaths.  Needs pipes.fmaheavy.issue_interval > 0" },
+      "0: separate datapaths (GH100, measured).  Needs pipes.fmaheavy.issue_interval > 0" },
     { "pipes.fmaheavy.dep", AK_ENUM, OFF(fmaheavy.dep), 0, 0, 1, "fixed", "", dep_names,
       "FMA-heavy datapath: how a dependent of a heavy-only opcode waits" },
     /* memory */

@@ -18,6 +18,10 @@
 //   dfma : fma.rn.f64 x = x*a + b                      -> DFMA
 //   imadw: mad.wide.u32 w = lo(w)*a + w (64-bit w)     -> IMAD.WIDE.U32
 //   iaddu: add.u32 x = x + c, c a kernel argument       -> VIADD (or IADD3)
+//   mixai: IMAD chain and IADD3 chain interleaved     -> IMAD, IADD3 (ALU vs FMA-heavy)
+//   mixfa: FFMA chain and IADD3 chain interleaved     -> FFMA, IADD3
+//   mixfi: FFMA chain and IMAD chain interleaved      -> FFMA, IMAD
+//          (mix ops: a step is four instructions, two of each chain)
 //   lds  : a = ld.shared.u32 [a], a random cycle of shared addresses,
 //          all lanes on the same address (broadcast)   -> LDS
 // The two-register forms of imad/iadd3 make every intermediate result used
@@ -32,8 +36,8 @@ struct PipeParams {
   double da, db;
 };
 
-enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_IMADW, OP_IADDU, OP_COUNT };
-static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds", "imadw", "iaddu"};
+enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_IMADW, OP_IADDU, OP_MIXAI, OP_MIXFA, OP_MIXFI, OP_COUNT };
+static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds", "imadw", "iaddu", "mixai", "mixfa", "mixfi"};
 
 constexpr int INSTS_PER_ITER = 256;  // chain instructions per loop iteration, all chains
 constexpr int LDS_SLOTS = 4096;      // 16 KB of shared memory for the lds chain
@@ -44,6 +48,7 @@ struct Chain {
   unsigned u, v;
   double d;
   unsigned long long w;
+  unsigned p, q;
 };
 
 template <int OP>
@@ -54,6 +59,8 @@ __device__ __forceinline__ void init_chain_state(Chain &c, int chain, int warp, 
   c.v = 777u + 13u * chain;
   c.d = 0.5 + 0.01 * chain + 0.001 * warp;
   c.w = 0x100000001ull * (3u + chain) + warp;
+  c.p = 4321u + 7u * chain + warp;
+  c.q = 99u + 5u * chain;
   if (OP == OP_LDS) c.u = lds_start[(chain * 131 + warp * 17) % LDS_SLOTS];
 }
 
@@ -83,6 +90,23 @@ __device__ __forceinline__ void step(Chain &c, const PipeParams &p) {
   } else if (OP == OP_IADDU) {
     asm volatile("add.u32 %0, %0, %1;" : "+r"(c.u) : "r"(p.ic));
     asm volatile("add.u32 %0, %0, %1;" : "+r"(c.u) : "r"(p.ic));
+  } else if (OP == OP_MIXAI || OP == OP_MIXFA || OP == OP_MIXFI) {
+    // chain A: IMAD (mixai, mixfi) or FFMA (mixfa); chain B: IADD3 (mixai, mixfa) or FFMA (mixfi)
+    for (int h = 0; h < 2; h++) {
+      if (OP == OP_MIXAI || OP == OP_MIXFI) {
+        if (h == 0) asm volatile("mad.lo.u32 %0, %0, %2, %1;" : "+r"(c.u) : "r"(c.v), "r"(p.ia));
+        else asm volatile("mad.lo.u32 %0, %0, %2, %1;" : "+r"(c.v) : "r"(c.u), "r"(p.ia));
+      } else {
+        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(c.f) : "f"(p.fa), "f"(p.fb));
+      }
+      if (OP == OP_MIXFI) {
+        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(c.f) : "f"(p.fa), "f"(p.fb));
+      } else if (h == 0) {
+        asm volatile("{ .reg .u32 t; add.u32 t, %0, %1; add.u32 %0, t, %2; }" : "+r"(c.p) : "r"(c.q), "r"(p.ic));
+      } else {
+        asm volatile("{ .reg .u32 t; add.u32 t, %0, %1; add.u32 %0, t, %2; }" : "+r"(c.q) : "r"(c.p), "r"(p.ic));
+      }
+    }
   } else {  // OP_LDS
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
@@ -94,6 +118,9 @@ __device__ __forceinline__ float fold(const Chain &c) {
   if (OP == OP_FFMA || OP == OP_MUFU) return c.f;
   if (OP == OP_DFMA) return (float)c.d;
   if (OP == OP_IMADW) return (float)(unsigned)(c.w ^ (c.w >> 32));
+  if (OP == OP_MIXAI) return (float)(c.u ^ c.v ^ c.p ^ c.q);
+  if (OP == OP_MIXFA) return c.f + (float)(c.p ^ c.q);
+  if (OP == OP_MIXFI) return c.f + (float)(c.u ^ c.v);
   return (float)(c.u ^ c.v);
 }
 
@@ -121,7 +148,8 @@ __global__ void pipe(int iters, PipeParams p, const uint32_t *lds_order, long lo
   long long o0 = clock64();
   long long o1 = clock64();
   long long t0 = clock64();
-  constexpr int STEPS = INSTS_PER_ITER / (2 * CHAINS);
+  constexpr int PER_STEP = (OP == OP_MIXAI || OP == OP_MIXFA || OP == OP_MIXFI) ? 4 : 2;
+  constexpr int STEPS = INSTS_PER_ITER / (PER_STEP * CHAINS);
 #pragma unroll 1
   for (int i = 0; i < iters; i++) {
 #pragma unroll
@@ -165,6 +193,9 @@ static PipeFn pick_op(int op, int chains) {
     case OP_LDS: return pick<OP_LDS>(chains);
     case OP_IMADW: return pick<OP_IMADW>(chains);
     case OP_IADDU: return pick<OP_IADDU>(chains);
+    case OP_MIXAI: return pick<OP_MIXAI>(chains);
+    case OP_MIXFA: return pick<OP_MIXFA>(chains);
+    case OP_MIXFI: return pick<OP_MIXFI>(chains);
     default: return nullptr;
   }
 }
