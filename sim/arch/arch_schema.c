@@ -230,7 +230,8 @@ static const struct arch_key keys[] = {
     KI("memory.l2_partitions", l2_partitions, 1, 2, "1", "partitions",
        "L2 partitions (tags only): each holds l2_size_kb / l2_partitions; an SM is near one, a "
        "line's home is one (address hash); a load that misses near is looked up at home and then "
-       "kept near too; stores write at home and drop the other copy; 1 = one L2"),
+       "kept near too; a store writes at home, and keeps a clean copy near when it came from the "
+       "far side, else drops the far copy; 1 = one L2"),
     KD("memory.l2_far_latency", l2_far_latency, 0, 100000, "0", "cycles",
        "extra latency of a load's sectors that hit in the far (home) L2 partition, not the near "
        "one (l2_latency is a near hit)"),
