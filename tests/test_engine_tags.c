@@ -253,6 +253,72 @@ static void spread_slowest_line(void **state)
     assert_true(near < one + 20);
 }
 
+/* memory.dram_corr_bytes / dram_corr_share: four accesses (four keys, as
+ * four warps or four loads of one warp) each read one line of one 4 KiB
+ * region at the same cycle.  With every line sharing (share 1) they take
+ * the region's one draw: the four ready cycles are equal (within the one
+ * cycle that queueing's fractions round to) and their slowest
+ * waits like a lone line (700 on average); with share 0 each access draws
+ * its own and the slowest of four waits ~+108 (spread_slowest_line); lines
+ * of different regions never share.  A lone line's wait is 700 at any
+ * share: sharing moves which lines wait together, not how long one does. */
+static double corr_max4(double share, uint64_t region_stride, int *equal)
+{
+    struct arch a;
+    arch_tags(&a);
+    a.dram_latency_spread = 100;
+    a.dram_spread_bytes = 512;
+    a.dram_corr_bytes = 4096;
+    a.dram_corr_share = share;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    double sum = 0;
+    int n = 2000;
+    *equal = 0;
+    for (int k = 0; k < n; k++) {
+        struct mem_gpu g;
+        assert_int_equal(mem_gpu_init(&c, &g), 0);
+        uint64_t r[4], mx = 0, mn = UINT64_MAX;
+        for (int i = 0; i < 4; i++) {
+            struct mem_req q;
+            memset(&q, 0, sizeof q);
+            q.t1 = q.t = 10000;
+            q.tagged = 1;
+            q.key = (uint64_t)(4 * k + i) * 7919u;
+            q.m = 1;
+            q.nl = 1;
+            /* line 4 i of region k (512 B apart), or of region k + i stride */
+            uint64_t l[1] = {(uint64_t)(32 * (1000 + k) + 4 * i + 32 * region_stride * i) << 8 | 0x1};
+            r[i] = mem_global(&c, &g, &q, l);
+            mx = r[i] > mx ? r[i] : mx;
+            mn = r[i] < mn ? r[i] : mn;
+        }
+        /* equal but for the L2 stage's and banks' fractions of a cycle */
+        *equal += mx - mn <= 1;
+        sum += (double)mx - 10000;
+        mem_gpu_free(&g);
+    }
+    return sum / n;
+}
+
+static void corr_shared_draws(void **state)
+{
+    (void)state;
+    int eq;
+    double all = corr_max4(1.0, 0, &eq);
+    assert_int_equal(eq, 2000);
+    assert_true(all > 685 && all < 715);
+    double none = corr_max4(0.0, 0, &eq);
+    assert_true(eq < 100);
+    assert_true(none > all + 80 && none < all + 140);
+    /* 70 %: on average ~2.2 distinct draws among four */
+    double part = corr_max4(0.7, 0, &eq);
+    assert_true(part > all + 20 && part < none - 20);
+    /* four regions 4 KiB x 2000 apart: share 1 draws four times */
+    double apart = corr_max4(1.0, 2000, &eq);
+    assert_true(apart > all + 80 && apart < all + 140);
+}
+
 /* memory.l1_reserve_kb takes its KiB off what the carveout leaves, and
  * memory.l1_set_index = modulo puts consecutive lines in consecutive sets:
  * L1 of 256 KiB total (tu_arch) with a 228 KiB carveout and 4 KiB reserved
@@ -669,6 +735,7 @@ int main(void)
         cmocka_unit_test(inst_entries_hold),
         cmocka_unit_test(l2_second_touch_and_flush),
         cmocka_unit_test(spread_slowest_line),
+        cmocka_unit_test(corr_shared_draws),
         cmocka_unit_test(reserve_and_modulo),
         cmocka_unit_test(store_allocates),
         cmocka_unit_test(store_credits_hold),

@@ -161,6 +161,8 @@ struct arch {
     double l2_latency_spread;  /* memory.l2_latency_spread: mean of an L2 hit's exponential extra latency */
     double dram_latency_spread; /* memory.dram_latency_spread: the same for DRAM */
     int dram_spread_bytes;     /* memory.dram_spread_bytes: contiguous bytes sharing one DRAM draw */
+    int dram_corr_bytes;       /* memory.dram_corr_bytes: aligned region whose lines may share a DRAM draw, 0 = none */
+    double dram_corr_share;    /* memory.dram_corr_share: fraction of a region's lines taking its draw */
     double dram_mix_read;      /* memory.dram_mix_read: extra bank time of a read sector in mixed traffic */
     double dram_mix_write;     /* memory.dram_mix_write: the same for a written-back sector */
     double dram_mix_window;    /* memory.dram_mix_window: cycles after which a direction counts as gone */

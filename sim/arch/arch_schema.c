@@ -260,6 +260,13 @@ static const struct arch_key keys[] = {
     KI("memory.dram_spread_bytes", dram_spread_bytes, 1, 1 << 30, "128", "bytes",
        "aligned span of addresses that shares one DRAM latency draw (contiguous lines of one "
        "access arrive together; lines further apart draw independently)"),
+    KI("memory.dram_corr_bytes", dram_corr_bytes, 0, 1 << 30, "0", "bytes",
+       "aligned region of addresses whose DRAM reads may share one latency draw, across accesses "
+       "and warps (dram_corr_share of its lines do; the draw is the region's for the whole run); "
+       "0 = every access draws its own"),
+    KD("memory.dram_corr_share", dram_corr_share, 0, 1, "0", "fraction",
+       "fraction of the lines of a memory.dram_corr_bytes region (chosen by an address hash) "
+       "whose DRAM latency is the region's draw; each line's own latency keeps its distribution"),
     KD("memory.dram_mix_read", dram_mix_read, 0, 100, "0", "fraction",
        "read/write turnaround: a DRAM bank that served a write less than dram_mix_window cycles "
        "before takes 1 + this times as long per read sector"),

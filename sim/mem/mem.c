@@ -63,6 +63,9 @@ void mem_cfg_init(struct mem_cfg *c, const struct arch *a, uint64_t smem_config_
     c->min_lat = mem_min_latency(a);
     c->chunk_lines = a->dram_spread_bytes > a->line_bytes && a->line_bytes > 0
                          ? (uint64_t)(a->dram_spread_bytes / a->line_bytes) : 1;
+    c->corr_lines = a->dram_corr_bytes > 0 && a->line_bytes > 0 && a->dram_corr_share > 0
+                        ? (uint64_t)((a->dram_corr_bytes + a->line_bytes - 1) / a->line_bytes) : 0;
+    c->corr_cut = (uint64_t)(a->dram_corr_share * 9007199254740992.0); /* 2^53 */
 }
 
 int mem_sm_init(const struct mem_cfg *c, struct mem_sm *m)
@@ -518,6 +521,23 @@ static const double exp_bins[64] = {
 static double spread(double mean, uint64_t key)
 {
     return mean > 0 ? mean * exp_bins[mix64(key) >> 58] : 0.0;
+}
+
+/* The key of a DRAM line's latency draw for an access of key `key`: one
+ * draw per memory.dram_spread_bytes chunk of the access; or, for the
+ * memory.dram_corr_share of lines an address hash picks, the draw of its
+ * memory.dram_corr_bytes region, shared with every access and warp: lines
+ * 128 B-8 KiB apart that one warp reads together wait for their slowest
+ * less than independent draws would make them (an H100's calib_mlps,
+ * validate/data/h100/kit10-2026-12-06, docs/calibration.md "Close DRAM
+ * loads").  The region's draw depends on the address and the run's seed
+ * only, not on time, so that the saturation study's lone-warp walk meets
+ * the draws a run does; a region read again after eviction meets it again. */
+static uint64_t dram_key(const struct mem_cfg *c, uint64_t key, uint64_t line)
+{
+    if (c->corr_lines && (mix64(line ^ 0x2545F4914F6CDD1Dull) >> 11) < c->corr_cut)
+        return mix64((line / c->corr_lines) ^ mix64(c->seed + 0x51));
+    return key ^ mix64((line / c->chunk_lines) + 3);
 }
 
 static int popc8(unsigned x)
@@ -1095,8 +1115,7 @@ static uint64_t global_tags(const struct mem_cfg *c, struct mem_gpu *g, const st
         int ns = popc8(need);
         dram += ns;
         double done = bank_serve(c, g, bank_of(c, line), q->t, t2, ns, 0, NULL);
-        /* one draw per DRAM chunk of the access (memory.dram_spread_bytes) */
-        uint64_t dk = q->key ^ mix64((line / c->chunk_lines) + 3);
+        uint64_t dk = dram_key(c, q->key, line);
         double lr = done + c->dram_base + spread(a->dram_latency_spread, dk) + dx;
         uint64_t f = cycle_ceil(lr, q->t);
         for (int p = 0; p < 2; p++) {

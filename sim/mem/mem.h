@@ -68,6 +68,8 @@ struct mem_cfg {
                               of a one-sector access                            */
     uint64_t min_lat;      /* mem_min_latency()                                 */
     uint64_t chunk_lines;  /* lines that share one DRAM latency draw            */
+    uint64_t corr_lines;   /* lines of a region sharing draws, 0 = none         */
+    uint64_t corr_cut;     /* a line shares when its 53-bit hash is below this  */
 };
 
 /* l1_smem_config_bytes: the shared-memory carveout occupancy chose
