@@ -498,6 +498,56 @@ static void dram_turnaround(void **state)
     mem_gpu_free(&g);
 }
 
+/* memory.dram_write_batch: a bank gathers written-back lines and serves
+ * them together when the batch is full.  One bank of 1.28 bytes per cycle
+ * (a line: 100 cycles), batch 3, no turnaround, requests without
+ * addresses; x = 801 is a lone read (dram_turnaround).  Write-backs at
+ * 10000 and 10010 are gathered, so a read at 10020 finds the bank idle: x
+ * (without batches it queues behind both until 10200: x + 180).  The third
+ * write-back, at 11000, sends the batch: the bank is busy 11000 .. 11300,
+ * and a read at 11050 waits for all of it: 11300 .. 11400, then 700, so
+ * x + 250 (without batches only the one line, until 11100: x + 50).
+ * Mutation check (by hand): serving each write-back as it comes (the batch
+ * branch skipped) fails both assertions. */
+static void batch_reads(int batch, int64_t *idle, int64_t *behind)
+{
+    struct arch a;
+    tu_arch(&a, 1);
+    a.line_bytes = 128;
+    a.dram_gbps = 1.28;
+    a.dram_banks = 1;
+    a.dram_write_batch = batch;
+    struct mem_cfg c;
+    mem_cfg_init(&c, &a, 0, 1);
+    struct mem_gpu g;
+    assert_int_equal(mem_gpu_init(&c, &g), 0);
+    struct mem_req q = rw_req(10000, 1);
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(10010, 1);
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(10020, 0);
+    *idle = (int64_t)mem_global(&c, &g, &q, NULL) - 10020;
+    q = rw_req(11000, 1);
+    mem_global(&c, &g, &q, NULL);
+    q = rw_req(11050, 0);
+    *behind = (int64_t)mem_global(&c, &g, &q, NULL) - 11050;
+    mem_gpu_free(&g);
+}
+
+static void dram_write_batch(void **state)
+{
+    (void)state;
+    int64_t idle, behind;
+    batch_reads(3, &idle, &behind);
+    assert_int_equal(idle, 801);
+    assert_int_equal(behind, 801 + 250);
+    /* the bank's calendar keeps 25-cycle slots of 32 bytes (the arrivals
+     * 128 / 4096 cycles into a slot): a cycle either way */
+    batch_reads(0, &idle, &behind);
+    assert_true(idle >= 801 + 179 && idle <= 801 + 180);
+    assert_true(behind >= 801 + 49 && behind <= 801 + 50);
+}
+
 /* memory.dram_write_queue on the path with tags: a store that displaces a
  * dirty L2 line is accepted once the line's write-back is queued within
  * that many lines of bank time of its service.  One bank of 1.28 bytes per
@@ -741,6 +791,7 @@ int main(void)
         cmocka_unit_test(store_credits_hold),
         cmocka_unit_test(dram_turnaround),
         cmocka_unit_test(dram_write_queue),
+        cmocka_unit_test(dram_write_batch),
         cmocka_unit_test(dram_access_cost),
         cmocka_unit_test(l2_two_partitions),
     };

@@ -168,6 +168,7 @@ struct arch {
     double dram_mix_window;    /* memory.dram_mix_window: cycles after which a direction counts as gone */
     double dram_access_sectors; /* memory.dram_access_sectors: bank time of one access beyond its sectors */
     double dram_write_queue;   /* memory.dram_write_queue: lines a bank's write queue holds ahead of its service */
+    int dram_write_batch;      /* memory.dram_write_batch: write-backs a bank gathers before serving them at once, 0 = none */
     int l1_reserve_kb;         /* memory.l1_reserve_kb: KiB of the L1/shared array not holding data */
     int l1_set_index;          /* memory.l1_set_index: ARCH_INDEX_HASH or ARCH_INDEX_MODULO */
     int l1_store_allocate;     /* memory.l1_store_allocate: stores leave their sectors valid in L1 */

@@ -283,6 +283,9 @@ static const struct arch_key keys[] = {
        "write-back lines a DRAM bank queues before L2 must wait: a store displacing a dirty line "
        "is accepted once that line is less than this many lines of bank time from its service "
        "(0 = once its service starts)"),
+    KI("memory.dram_write_batch", dram_write_batch, 0, 4096, "0", "lines",
+       "write-back lines a DRAM bank gathers (accepting each at once) before it serves them "
+       "together; reads that reach the bank meanwhile wait behind the burst; 0 = each as it comes"),
     KI("memory.l1_reserve_kb", l1_reserve_kb, 0, 1 << 20, "0", "KiB",
        "KiB of the unified L1/shared-memory array that hold no L1 data whatever the carveout "
        "(the L1 tag array gets l1_smem_total_kb - carveout - this)"),

@@ -920,6 +920,21 @@ static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint
     /* the turnaround is judged at the arrival (the cycle the bank would
      * start without a queue) */
     double f = 1.0, win = c->a->dram_mix_window;
+    double bytes = (k + c->a->dram_access_sectors) * c->acc_scale * c->a->sector_bytes;
+    if (is_write && c->a->dram_write_batch > 0) {
+        /* memory.dram_write_batch: gathered, accepted at once; the line
+         * that completes a batch sends the whole of it (kit11: reads
+         * beside a store stream wait far longer than bank time says) */
+        bk->wq_bytes += bytes;
+        if (++bk->wq_n < c->a->dram_write_batch) {
+            if (start)
+                *start = t;
+            return t;
+        }
+        bytes = bk->wq_bytes;
+        bk->wq_bytes = 0;
+        bk->wq_n = 0;
+    }
     if (is_write) {
         if (t - bk->last_rd < win)
             f += c->a->dram_mix_write;
@@ -931,7 +946,7 @@ static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint
         if (t > bk->last_rd)
             bk->last_rd = t;
     }
-    double bytes = (k + c->a->dram_access_sectors) * c->acc_scale * c->a->sector_bytes * f;
+    bytes *= f;
     double s, done = mem_cal_serve(&bk->cal, t, bytes, &s);
     if (done < -1e299) {
         g->oom = 1;

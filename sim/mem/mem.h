@@ -189,6 +189,8 @@ struct mem_bank {
     struct mem_cal cal;    /* the bank's bytes per cycle                         */
     double last_rd;        /* start of its latest read service (-1e300: none)    */
     double last_wr;        /* start of its latest write service (-1e300: none)   */
+    double wq_bytes;       /* bank time (bytes) of written-back lines gathered   */
+    int wq_n;              /* lines gathered (memory.dram_write_batch)           */
 };
 
 enum { MEM_L2_PARTS = 2 }; /* most L2 partitions (memory.l2_partitions)       */
