@@ -1,0 +1,1 @@
+PHASES=meta,build,reduce BUDGET_S=300 bash validate/run-calib10.sh > $OUT/stdout.txt 2>&1; rc=$?; nvidia-smi --query-gpu=name,driver_version --format=csv >> $OUT/stdout.txt; tail -30 $OUT/stdout.txt; exit $rc
