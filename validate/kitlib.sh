@@ -1,8 +1,39 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Shared helpers of the H200 calibration kits from run-calib4.sh on (sourced,
 # not run).  The caller sets T0, BUDGET, OUTDIR, TMPROOT, KIT (folder name
-# under TMPROOT), W=$TMPROOT/$KIT, LOG, CMDS, SUM, COMPILE_ONLY.  Every step
-# is time-boxed and logged with its exact command; nothing stops the kit.
+# under TMPROOT), W=$TMPROOT/$KIT, LOG, CMDS, SUM, COMPILE_ONLY, or calls
+# kit_init (run-calib13.sh on).  Every step is time-boxed and logged with its
+# exact command; nothing stops the kit.
+
+# kit_init KIT "DEFAULT,PHASES" SUBDIR... -- "$@": the variables above, the
+# work folders, PHASES (meta,build alone with --compile-only), and the paths
+# (REPO, KDIR, BIN, PY, KV2CSV) a kit script uses.  Needs REPO set.
+kit_init() {
+  KIT=$1; local phases=$2; shift 2
+  local -a dirs=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  T0=$(date +%s)
+  KDIR=$REPO/validate/kernels
+  OUTDIR=${OUT:-$PWD/out}
+  BUDGET=${BUDGET_S:-420}
+  COMPILE_ONLY=0
+  [ "${1:-}" = "--compile-only" ] && COMPILE_ONLY=1
+  if [ "$COMPILE_ONLY" = 1 ]; then PHASES=${PHASES:-meta,build}; else PHASES=${PHASES:-$phases}; fi
+  mkdir -p "$OUTDIR"
+  TMPROOT=$(mktemp -d "/tmp/$KIT.XXXXXX")
+  W=$TMPROOT/$KIT
+  BIN=$TMPROOT/bin
+  local d
+  for d in meta build "${dirs[@]}"; do mkdir -p "$W/$d"; done
+  mkdir -p "$BIN"
+  LOG=$W/log.txt
+  CMDS=$W/meta/commands.txt
+  SUM=$W/summary.txt
+  : >"$LOG"; : >"$CMDS"; : >"$SUM"
+  PY=$(command -v python3 || echo python3)
+  KV2CSV=$REPO/validate/kv2csv.py
+}
 
 elapsed() { echo $(($(date +%s) - T0)); }
 remaining() { echo $((BUDGET - $(elapsed))); }
