@@ -26,8 +26,14 @@ interpolated at smsim's bandwidth; err % = (smsim - measured at that
 bandwidth) / measured.  Points beyond the measured range are compared with
 the nearest end of the curve.
 
+With --kit and --op (kit13, validate/run-calib13.sh: calib_loaded --op) the
+streamers store (4 STG.E.128 per trip over the 2 GiB buffer) or copy (4
+LDG.E.128 from its first GiB, 4 STG.E.128 of the same values to its second)
+instead; their GB/s count the bytes loaded plus stored, as the kernel's do.
+
   validate/calib_loaded.py [--smsim build/smsim] [--set memory.dram_banks=N ...]
                            [--lanes 1,32] [--iters 256] [--jobs 2]
+                           [--kit DIR --op load|store|copy]
 
 SPDX-License-Identifier: GPL-3.0-or-later
 """
@@ -50,12 +56,12 @@ DYN = 57344              # dynamic shared memory: 4 blocks fit (calib_loaded.cu:
 WARM = 32                # untimed chase loads before the timed ones
 
 
-def trace(lanes, delay, iters, trips):
+def trace(lanes, delay, iters, trips, op="load"):
     grid = SMS * BLOCKS_PER_SM
     nw = grid * WARPS
     mask = "0x1" if lanes == 1 else "0xffffffff"
     out = [f"# calib_loaded: lanes={lanes} delay={delay} (validate/calib_loaded.py)",
-           f"kernel loaded grid=({grid},1,1) block=(256,1,1) regs=32 smem_static=0 smem_dynamic={DYN} {{",
+           f"kernel loaded_{op} grid=({grid},1,1) block=(256,1,1) regs=32 smem_static=0 smem_dynamic={DYN} {{",
            "  LDC R1, c[0x0][0x28]", "  S2R R0, SR_TID.X", "  S2R R3, SR_VIRTUALSMID",
            "  BAR.SYNC.DEFER_BLOCKING 0x0",
            f"  when block < {SMS} && warp == {WARPS - 1} {{",
@@ -79,15 +85,27 @@ def trace(lanes, delay, iters, trips):
     out += ["  LDC.64 R24, c[0x0][0x218]", "  CS2R R28, SRZ",
             f"  loop {trips} {{",
             "    LEA R16, P0, R4, UR4, 0x4"]
-    for k, (r, off) in enumerate([(8, 512), (4, 0), (12, 1024), (16, 1536)]):
-        out.append(f"    LDG.E.128.CONSTANT R{r}, desc[UR6][R16.64] pattern=coalesced "
-                   f"addr=0x1000000000+(({gw}+i0*{nw})%1048576)*2048+{off}")
-    out += ["    FADD R9, R8, R9", "    FADD R10, R10, R11", "    FADD R4, R4, R5",
-            "    FADD R7, R6, R7", "    FADD R9, R9, R10", "    FADD R12, R12, R13",
-            "    FADD R4, R4, R7", "    FADD R15, R14, R15", "    FADD R4, R4, R9",
-            "    FADD R15, R12, R15", "    FADD R16, R16, R17", "    FADD R19, R18, R19",
-            "    FADD R19, R16, R19", "    FADD R4, R4, R15", "    IADD3 R29, P1, R29, 0x40, RZ",
-            "    FADD R19, R4, R19", "    FADD R28, R19, R28"]
+    chunks = 524288 if op == "copy" else 1048576
+    walk = f"(({gw}+i0*{nw})%{chunks})*2048"
+    slots = [(8, 512), (4, 0), (12, 1024), (16, 1536)]
+    if op != "store":
+        for r, off in slots:
+            out.append(f"    LDG.E.128.CONSTANT R{r}, desc[UR6][R16.64] pattern=coalesced "
+                       f"addr=0x1000000000+{walk}+{off}")
+    if op == "load":
+        out += ["    FADD R9, R8, R9", "    FADD R10, R10, R11", "    FADD R4, R4, R5",
+                "    FADD R7, R6, R7", "    FADD R9, R9, R10", "    FADD R12, R12, R13",
+                "    FADD R4, R4, R7", "    FADD R15, R14, R15", "    FADD R4, R4, R9",
+                "    FADD R15, R12, R15", "    FADD R16, R16, R17", "    FADD R19, R18, R19",
+                "    FADD R19, R16, R19", "    FADD R4, R4, R15", "    IADD3 R29, P1, R29, 0x40, RZ",
+                "    FADD R19, R4, R19", "    FADD R28, R19, R28"]
+    else:
+        # the stored values: copy's loaded registers, store's one float
+        base = "0x1040000000" if op == "copy" else "0x1000000000"
+        out += ["    IADD3 R29, P1, R29, 0x40, RZ"] + ([] if op == "copy" else ["    I2F R8, R29"])
+        for r, off in slots:
+            out.append(f"    STG.E.128 desc[UR6][R16.64+0x{off:x}], R{r if op == 'copy' else 8} pattern=coalesced "
+                       f"addr={base}+{walk}+{off}")
     if delay > 0:
         # the spin: clock64() until `delay` cycles passed (lat= holds at most 32767)
         left, n = delay, 0
@@ -103,10 +121,12 @@ def trace(lanes, delay, iters, trips):
     return "\n".join(out) + "\n"
 
 
-def measured():
+def measured(path=DATA, op="load"):
     pts = []
-    with open(DATA, newline="") as f:
+    with open(path, newline="") as f:
         for i, r in enumerate(csv.DictReader(f)):
+            if r.get("op", "load") != op:
+                continue
             pts.append({"line": i + 2, "lanes": int(r["lanes"]), "delay": int(r["delay_cyc"]),
                         "gbps": float(r["stream_GBps_med"]), "cyc": float(r["cyc_per_load_med_over_sms"])})
     return pts
@@ -131,7 +151,7 @@ def one(a, p, tmp):
     trip = max(max(delay, 0) + 700, inflight / (4400 / GHZ))
     trips = max(2, int(chase / trip) + 2) if delay >= 0 else 1
     base = os.path.join(tmp, f"loaded_l{lanes}_d{delay}")
-    text = trace(lanes, delay, a.iters, trips)
+    text = trace(lanes, delay, a.iters, trips, a.op)
     with open(base + ".trace", "w") as f:
         f.write(text)
     timed = next(i + 1 for i, l in enumerate(text.splitlines()) if "# TIMED" in l)
@@ -139,6 +159,8 @@ def one(a, p, tmp):
                          ["--carveout", "100", "--quiet", "--source-csv", base + ".src.csv"])
     el = m["sm__cycles_elapsed.avg"]
     streamed = (SMS * BLOCKS_PER_SM * WARPS - SMS) * trips * 2048 if delay >= 0 else 0
+    if a.op == "copy":
+        streamed *= 2  # loaded and stored
     gbps = streamed / (el / GHZ)
     cyc = chase_cycles(base + ".src.csv", timed) / (SMS * a.iters)
     return p, gbps, cyc
@@ -160,15 +182,18 @@ def main():
     ap.add_argument("--lanes", default="1,32")
     ap.add_argument("--delays", default="", help="comma-separated delays to run (default all)")
     ap.add_argument("--iters", type=int, default=256)
+    ap.add_argument("--kit", default="", help="kit directory with loaded/loaded.csv (default kit-2026-12-01)")
+    ap.add_argument("--op", default="load", choices=["load", "store", "copy"])
     a = ap.parse_args()
-    pts = [p for p in measured() if str(p["lanes"]) in a.lanes.split(",")]
+    data = os.path.join(a.kit, "loaded/loaded.csv") if a.kit else DATA
+    pts = [p for p in measured(data, a.op) if str(p["lanes"]) in a.lanes.split(",")]
     if a.delays:
         pts = [p for p in pts if str(p["delay"]) in a.delays.split(",")]
     tmp = tempfile.mkdtemp(prefix="calib_loaded.")
     with ThreadPoolExecutor(a.jobs) as ex:
         res = list(ex.map(lambda p: one(a, p, tmp), pts))
     curves = {}
-    for p in measured():
+    for p in measured(data, a.op):
         curves.setdefault(p["lanes"], []).append((p["gbps"], p["cyc"]))
     for c in curves.values():
         c.sort()
