@@ -164,3 +164,22 @@ kit_build() {
     fi
   done
 }
+
+# kit_build_phase CHECKS REGEX PROG...: the build phase of a kit: kit_build,
+# then build/sass-checks.txt (the function CHECKS, given the build folder,
+# when cuobjdump is there; the ptxas register and spill lines of the
+# functions matching REGEX), copied into the summary.
+kit_build_phase() {
+  local checks=$1 rx=$2; shift 2
+  log "=== phase build"
+  kit_build "$@"
+  local B=$W/build
+  {
+    echo "# SASS checks (cuobjdump -sass)"
+    if [ -z "$CUOBJDUMP" ]; then echo "SKIP SASS checks: no cuobjdump found"; else "$checks" "$B"; fi
+    echo "## ptxas: registers and spills"
+    grep -h -E 'Compiling|registers|spill' "$B"/*.ptxas.txt | paste - - - | sed -E 's/ptxas info +: //g; s/ +/ /g' | grep -E "$rx"
+  } >"$B/sass-checks.txt" 2>&1
+  cat "$B/sass-checks.txt" >>"$SUM"
+  pack
+}

@@ -39,31 +39,19 @@ if want meta; then
     validate/kernels/calib_launch.cu validate/kernels/common.cuh
   pack
 fi
-if want build; then
-  log "=== phase build"
-  # shellcheck disable=SC2086  # PROGS is a word list
-  kit_build $PROGS
-  B=$W/build
-  {
-    echo "# SASS checks (cuobjdump -sass)"
-    if [ -z "$CUOBJDUMP" ]; then
-      echo "SKIP SASS checks: no cuobjdump found"
-    else
-      echo "## calib_loaded: loaded<OP,HIST>: the chase's LDG.E.64.STRONG.GPU; HIST = 1 adds a CS2R (clock) per load;"
-      echo "## OP = 1 has STG.E.128 and no LDG.E.128, OP = 2 both"
-      fcount "$B/calib_loaded.sass" 'LDGCG=LDG\.E\.64\.STRONG\.GPU' 'LDG128=LDG\.E\.128' 'STG128=STG\.E\.128' 'CS2R=CS2R' | grep loaded
-      echo "## the HIST = 1 chase loop (lane 0's stamp must follow an instruction that reads the loaded value)"
-      awk '/Function : _Z6loadedILi0ELi1E/{f=1} f&&/LDG.E.64.STRONG.GPU/{n++} f&&n>=2&&c<24{print; c++} /Function : _Z6loadedILi0ELi0E/{f=0}' "$B/calib_loaded.sass" |
-        grep -E '^ +/\*[0-9a-f]+\*/' | sed -E 's@ +/\* 0x[0-9a-f]+ \*/@@'
-      echo "## calib_mlps: mlps_mix<L,M> should hold L LDG.E per trip (and L STG.E for M = 2, besides the final one)"
-      fcount "$B/calib_mlps.sass" 'LDG=LDG\.E' 'STG=STG\.E' | grep mlps
-    fi
-    echo "## ptxas: registers and spills"
-    grep -h -E 'Compiling|registers|spill' "$B"/*.ptxas.txt | paste - - - | sed -E 's/ptxas info +: //g; s/ +/ /g' | grep -E 'loaded|mlps|launch_w'
-  } >"$B/sass-checks.txt" 2>&1
-  cat "$B/sass-checks.txt" >>"$SUM"
-  pack
-fi
+sass_checks() {
+  local B=$1
+  echo "## calib_loaded: loaded<OP,HIST>: the chase's LDG.E.64.STRONG.GPU; HIST = 1 adds a CS2R (clock) per load;"
+  echo "## OP = 1 has STG.E.128 and no LDG.E.128, OP = 2 both"
+  fcount "$B/calib_loaded.sass" 'LDGCG=LDG\.E\.64\.STRONG\.GPU' 'LDG128=LDG\.E\.128' 'STG128=STG\.E\.128' 'CS2R=CS2R' | grep loaded
+  echo "## the HIST = 1 chase loop (lane 0's stamp must follow an instruction that reads the loaded value)"
+  awk '/Function : _Z6loadedILi0ELi1E/{f=1} f&&/LDG.E.64.STRONG.GPU/{n++} f&&n>=2&&c<24{print; c++} /Function : _Z6loadedILi0ELi0E/{f=0}' "$B/calib_loaded.sass" |
+    grep -E '^ +/\*[0-9a-f]+\*/' | sed -E 's@ +/\* 0x[0-9a-f]+ \*/@@'
+  echo "## calib_mlps: mlps_mix<L,M> should hold L LDG.E per trip (and L STG.E for M = 2, besides the final one)"
+  fcount "$B/calib_mlps.sass" 'LDG=LDG\.E' 'STG=STG\.E' | grep mlps
+}
+# shellcheck disable=SC2086  # PROGS is a word list
+want build && kit_build_phase sass_checks 'loaded|mlps|launch_w' $PROGS
 have() { [ -x "$BIN/$1" ]; }
 if [ "$COMPILE_ONLY" = 1 ]; then sumline "compile-only done in $(elapsed)s"; pack; cat "$SUM"; exit 0; fi
 
