@@ -186,6 +186,8 @@ def main():
     ap.add_argument("--op", default="load", choices=["load", "store", "copy"])
     a = ap.parse_args()
     data = os.path.join(a.kit, "loaded/loaded.csv") if a.kit else DATA
+    if not os.path.exists(data):
+        sys.exit(f"calib_loaded.py: {data}: no such file (--kit wants a kit folder with loaded/loaded.csv)")
     pts = [p for p in measured(data, a.op) if str(p["lanes"]) in a.lanes.split(",")]
     if a.delays:
         pts = [p for p in pts if str(p["delay"]) in a.delays.split(",")]

@@ -923,8 +923,9 @@ static double bank_serve(const struct mem_cfg *c, struct mem_gpu *g, int b, uint
     double bytes = (k + c->a->dram_access_sectors) * c->acc_scale * c->a->sector_bytes;
     if (is_write && c->a->dram_write_batch > 0) {
         /* memory.dram_write_batch: gathered, accepted at once; the line
-         * that completes a batch sends the whole of it (kit11: reads
-         * beside a store stream wait far longer than bank time says) */
+         * that completes a batch sends the whole of it (kit11, kit13:
+         * reads beside a store stream wait far longer than bank time
+         * says; docs/calibration.md "Close DRAM loads") */
         bk->wq_bytes += bytes;
         if (++bk->wq_n < c->a->dram_write_batch) {
             if (start)
