@@ -26,6 +26,10 @@
 //          (mix ops: a step is four instructions, two of each chain)
 //   lds  : a = ld.shared.u32 [a], a random cycle of shared addresses,
 //          all lanes on the same address (broadcast)   -> LDS
+//   shfl : x = shfl.sync.bfly(x, 1)                    -> SHFL.BFLY (immediate lane mask)
+//   shfli: x = shfl.sync.idx(x, v), v a lane in a register -> SHFL.IDX
+//   mixsl: SHFL.BFLY chain and LDS chain interleaved   (a step is four
+//          instructions, two of each chain: do SHFL and LDS share a pipe?)
 // The two-register forms of imad/iadd3 make every intermediate result used
 // twice, so neither NVVM nor ptxas can re-associate the chain into fewer
 // instructions.  Each loop iteration holds INSTS_PER_ITER chain instructions
@@ -38,8 +42,10 @@ struct PipeParams {
   double da, db;
 };
 
-enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_IMADW, OP_IADDU, OP_MIXAI, OP_MIXFA, OP_MIXFI, OP_COUNT };
-static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds", "imadw", "iaddu", "mixai", "mixfa", "mixfi"};
+enum { OP_FFMA, OP_IMAD, OP_IADD3, OP_MUFU, OP_DFMA, OP_LDS, OP_IMADW, OP_IADDU, OP_MIXAI, OP_MIXFA, OP_MIXFI,
+       OP_SHFL, OP_SHFLI, OP_MIXSL, OP_COUNT };
+static const char *op_names[OP_COUNT] = {"ffma", "imad", "iadd3", "mufu", "dfma", "lds", "imadw", "iaddu", "mixai", "mixfa", "mixfi",
+                                          "shfl", "shfli", "mixsl"};
 
 constexpr int INSTS_PER_ITER = 256;  // chain instructions per loop iteration, all chains
 constexpr int LDS_SLOTS = 4096;      // 16 KB of shared memory for the lds chain
@@ -63,7 +69,8 @@ __device__ __forceinline__ void init_chain_state(Chain &c, int chain, int warp, 
   c.w = 0x100000001ull * (3u + chain) + warp;
   c.p = 4321u + 7u * chain + warp;
   c.q = 99u + 5u * chain;
-  if (OP == OP_LDS) c.u = lds_start[(chain * 131 + warp * 17) % LDS_SLOTS];
+  if (OP == OP_LDS || OP == OP_MIXSL) c.u = lds_start[(chain * 131 + warp * 17) % LDS_SLOTS];
+  if (OP == OP_SHFLI) c.v = (threadIdx.x + 1u + chain) & 31u;  // a lane index, per lane
 }
 
 // One step = two dependent instructions.
@@ -109,6 +116,17 @@ __device__ __forceinline__ void step(Chain &c, const PipeParams &p) {
         asm volatile("{ .reg .u32 t; add.u32 t, %0, %1; add.u32 %0, t, %2; }" : "+r"(c.q) : "r"(c.p), "r"(p.ic));
       }
     }
+  } else if (OP == OP_SHFL) {
+    asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;" : "+r"(c.u));
+    asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;" : "+r"(c.u));
+  } else if (OP == OP_SHFLI) {
+    asm volatile("shfl.sync.idx.b32 %0, %0, %1, 0x1f, 0xffffffff;" : "+r"(c.u) : "r"(c.v));
+    asm volatile("shfl.sync.idx.b32 %0, %0, %1, 0x1f, 0xffffffff;" : "+r"(c.u) : "r"(c.v));
+  } else if (OP == OP_MIXSL) {
+    for (int h = 0; h < 2; h++) {
+      asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 0x1f, 0xffffffff;" : "+r"(c.p));
+      asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
+    }
   } else {  // OP_LDS
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(c.u));
@@ -123,6 +141,7 @@ __device__ __forceinline__ float fold(const Chain &c) {
   if (OP == OP_MIXAI) return (float)(c.u ^ c.v ^ c.p ^ c.q);
   if (OP == OP_MIXFA) return c.f + (float)(c.p ^ c.q);
   if (OP == OP_MIXFI) return c.f + (float)(c.u ^ c.v);
+  if (OP == OP_MIXSL) return (float)(c.u ^ c.p);
   return (float)(c.u ^ c.v);
 }
 
@@ -134,7 +153,7 @@ __global__ void pipe(int iters, PipeParams p, const uint32_t *lds_order, long lo
   extern __shared__ uint32_t lds_table[];
   const int warp = threadIdx.x / 32;
   __shared__ uint32_t lds_start[LDS_SLOTS];
-  if (OP == OP_LDS) {
+  if (OP == OP_LDS || OP == OP_MIXSL) {
     // lds_table[order[i]] = shared address of lds_table[order[i+1]]
     uint32_t base = (uint32_t)__cvta_generic_to_shared(lds_table);
     for (int i = threadIdx.x; i < LDS_SLOTS; i += blockDim.x) {
@@ -150,7 +169,7 @@ __global__ void pipe(int iters, PipeParams p, const uint32_t *lds_order, long lo
   long long o0 = clock64();
   long long o1 = clock64();
   long long t0 = clock64();
-  constexpr int PER_STEP = (OP == OP_MIXAI || OP == OP_MIXFA || OP == OP_MIXFI) ? 4 : 2;
+  constexpr int PER_STEP = (OP == OP_MIXAI || OP == OP_MIXFA || OP == OP_MIXFI || OP == OP_MIXSL) ? 4 : 2;
   constexpr int STEPS = INSTS_PER_ITER / (PER_STEP * CHAINS);
 #pragma unroll 1
   for (int i = 0; i < iters; i++) {
@@ -198,6 +217,9 @@ static PipeFn pick_op(int op, int chains) {
     case OP_MIXAI: return pick<OP_MIXAI>(chains);
     case OP_MIXFA: return pick<OP_MIXFA>(chains);
     case OP_MIXFI: return pick<OP_MIXFI>(chains);
+    case OP_SHFL: return pick<OP_SHFL>(chains);
+    case OP_SHFLI: return pick<OP_SHFLI>(chains);
+    case OP_MIXSL: return pick<OP_MIXSL>(chains);
     default: return nullptr;
   }
 }
@@ -237,7 +259,7 @@ int main(int argc, char **argv) {
     for (long long chains : chains_list) {
       PipeFn fn = pick_op(op, (int)chains);
       if (!fn) kit::Args::die("chains must be 1, 2, 4 or 8");
-      size_t dyn = op == OP_LDS ? LDS_SLOTS * sizeof(uint32_t) : 0;
+      size_t dyn = (op == OP_LDS || op == OP_MIXSL) ? LDS_SLOTS * sizeof(uint32_t) : 0;
       cudaFuncAttributes fa;
       CK(cudaFuncGetAttributes(&fa, (const void *)fn));
       for (long long warps : warps_list) {
