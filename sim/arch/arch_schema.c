@@ -175,8 +175,8 @@ static const struct arch_key keys[] = {
     PIPE("fp64", PIPE_FP64, "FP64 pipe (DFMA, DADD, DMUL)", "8", "2", "fixed"),
     PIPE("mufu", PIPE_MUFU, "special-function pipe (MUFU.*)", "18", "8", "short"),
     PIPE("tensor", PIPE_TENSOR, "tensor pipe (HMMA, IMMA)", "32", "4", "fixed"),
-    PIPE("lsu", PIPE_LSU, "load/store pipe (address side; results use memory.*)", "4", "4",
-         "short"),
+    PIPE("lsu", PIPE_LSU, "load/store pipe (loads, stores and LDS time their results by "
+         "memory.*; the latency is that of SHFL and SYNCS results)", "4", "4", "short"),
     PIPE("cbu", PIPE_CBU, "control pipe (BRA, BAR, EXIT, ...)", "4", "2", "fixed"),
     { "pipes.fmaheavy.latency", AK_INT, OFF(fmaheavy.latency), 0, 0, 10000, "0", "cycles", NULL,
       "FMA-heavy datapath: cycles from issue until a dependent of a heavy-only opcode "
