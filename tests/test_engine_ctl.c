@@ -312,24 +312,38 @@ static void stall_counters_freeze(void **state)
  * GYB (the youngest block, round robin among its warps; here all four warps
  * are of one block): W0 0, 1, W1 2, 3, W2 4, 5, W3 6, 7 (first after W2,
  * though W0 is ready again at 5), then W0 (first after W3, wrapping) runs
- * to its EXIT 8..14, W1 15..21, W2 22..28, W3 29..35: no bubble. */
+ * to its EXIT 8..14, W1 15..21, W2 22..28, W3 29..35: no bubble.
+ * GOB (the oldest block, round robin among its warps) is GYB here.
+ * Two blocks of 256 threads instead (W0, W1 of block 0, W2, W3 of block 1):
+ * GOB takes block 0 first and its warps in turn: W0 0, 1, W1 2, 3, then
+ * block 1's W2 4, 5; at 6 block 0's W0 is ready (W1 only at 7): W0 6..12,
+ * W1 13..19, W2 20..26, W3 27, 28 and its stall to 32..38 — GTO's order,
+ * as on every launch of one warp per block and SMSP.  GYB takes block 1
+ * first: W2 0, 1, W3 2, 3, W0 4, 5 (block 0, first after W3, wrapping),
+ * W2 6..12, W3 13..19, W0 20..26, W1 27, 28, 32..38. */
 static void greedy_then_youngest(void **state)
 {
     (void)state;
     struct {
-        int policy, yield;
+        int policy, yield, blocks;
         int warp[36];
         uint64_t t0, t27;
-    } cases[4] = {
-        {SCHED_GTY, 0, {3, 3, 2, 2, 1, 1, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2,
-                        1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 27},
-        {SCHED_GTY, 1, {3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1,
-                        0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
-        {SCHED_GTO, 0, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
-                        2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 0},
-        {SCHED_GYB, 0, {0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
-                        1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3}, 0, 0}};
-    for (int c = 0; c < 4; c++) {
+    } cases[7] = {
+        {SCHED_GTY, 0, 1, {3, 3, 2, 2, 1, 1, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2,
+                           1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 27},
+        {SCHED_GTY, 1, 1, {3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1,
+                           0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
+        {SCHED_GTO, 0, 1, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
+                           2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 0},
+        {SCHED_GYB, 0, 1, {0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+                           1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3}, 0, 0},
+        {SCHED_GOB, 0, 1, {0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+                           1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3}, 0, 0},
+        {SCHED_GOB, 0, 2, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
+                           2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 27},
+        {SCHED_GYB, 0, 2, {2, 2, 3, 3, 0, 0, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3,
+                           0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0, 27}};
+    for (int c = 0; c < 7; c++) {
         struct arch a;
         tu_arch(&a, 1);
         a.policy = cases[c].policy;
@@ -341,21 +355,26 @@ static void greedy_then_youngest(void **state)
         else
             body[1].stall = 4;
         struct tu_kernel t;
-        tu_kernel_init(&t, 1, 512, body, 8, 1);
+        tu_kernel_init(&t, (uint32_t)cases[c].blocks, 512 / (uint32_t)cases[c].blocks, body, 8, 1);
         struct tu_issues is;
         struct stats_kernel st;
         run_obs(&a, &t, &is, &st);
         assert_int_equal(is.n, 36);
-        for (int i = 0; i < 36; i++)
-            if (is.warp[i] != 4 * cases[c].warp[i])
-                fail_msg("case %d: issue %d (cycle %llu) by warp %d, want W%d", c, i,
-                         (unsigned long long)is.t[i], is.warp[i] / 4, cases[c].warp[i]);
-        if (c == 0) {
-            /* W0's lone stall: 28 -> 32 */
+        /* SMSP 0 holds warps 0, 4, .. of each block: W k is block k / per,
+         * warp 4 (k mod per) */
+        int per = 4 / cases[c].blocks;
+        for (int i = 0; i < 36; i++) {
+            int k = cases[c].warp[i];
+            if (is.warp[i] != 4 * (k % per) || is.blk[i] != (uint32_t)(k / per))
+                fail_msg("case %d: issue %d (cycle %llu) by block %u warp %d, want W%d", c, i,
+                         (unsigned long long)is.t[i], is.blk[i], is.warp[i], k);
+        }
+        if (cases[c].t27) {
+            /* the last warp's lone stall: 28 -> 32 */
             assert_int_equal(is.t[28], 28);
             assert_int_equal(is.t[29], 32);
             assert_int_equal(is.t[35], 38);
-        } else if (c == 1 || c == 3) {
+        } else if (c == 1 || c == 3 || c == 4) {
             for (int i = 0; i < 36; i++)
                 assert_int_equal(is.t[i], (uint64_t)i); /* never a bubble */
         }

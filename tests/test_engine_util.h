@@ -310,7 +310,8 @@ static inline void tu_assert_same(const struct stats_kernel *x, const struct sta
 enum { TU_MAXI = 512 };
 struct tu_issues {
     uint64_t t[TU_MAXI];
-    int warp[TU_MAXI];
+    int warp[TU_MAXI];   /* warp index within its block */
+    uint32_t blk[TU_MAXI]; /* its block */
     int n;
 };
 
@@ -319,13 +320,13 @@ static inline void tu_issue_obs(void *ud, int sm, int smsp, int slot, uint32_t b
 {
     (void)sm;
     (void)slot;
-    (void)block;
     struct tu_issues *is = ud;
     if (smsp != 0 || state != WS_SELECTED)
         return;
     for (uint64_t c = from; c < to && is->n < TU_MAXI; c++) {
         is->t[is->n] = c;
         is->warp[is->n] = (int)warp;
+        is->blk[is->n] = block;
         is->n++;
     }
 }
@@ -336,10 +337,13 @@ static inline void tu_issues_sort(struct tu_issues *is)
         for (int j = i; j > 0 && is->t[j] < is->t[j - 1]; j--) {
             uint64_t t = is->t[j];
             int w = is->warp[j];
+            uint32_t b = is->blk[j];
             is->t[j] = is->t[j - 1];
             is->warp[j] = is->warp[j - 1];
+            is->blk[j] = is->blk[j - 1];
             is->t[j - 1] = t;
             is->warp[j - 1] = w;
+            is->blk[j - 1] = b;
         }
 }
 

@@ -39,10 +39,10 @@ too (smsp_cpi_med).
   validate/calib_queue.py --sweep 4,8,12,16,24,32,64 [--jobs 1]
       (lg_queue_depth=N on lg*, mio_queue_depth=N on lds*; MAPE per flavour)
 
-The burst is one warp's, so it depends on the scheduling policy
-(--set scheduler.policy=lrr shares the queue among the warps as the GPU's
-burst ~ SMSP span suggests; gto, the config's, lets the oldest warp through
-first); smsp_cpi_med hardly does.
+The burst is one warp's, so it depends on the scheduling policy (gob, the
+config's, and lrr share the queue among the block's warps as the GPU's
+burst ~ SMSP span suggests; --set scheduler.policy=gto lets the oldest warp
+through first); smsp_cpi_med hardly does.
 
 Some S = 0 bursts hold 1-2 other instructions between the loads (an R2UR of
 t0, build/sass-checks.txt 'MISMATCH'): they are in the SASS and so in the

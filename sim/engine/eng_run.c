@@ -52,8 +52,8 @@ static const char *check_arch(const struct arch *a)
     if (!(arch_dram_bytes_per_clk(a) > 0))
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
     if (a->policy != SCHED_GTO && a->policy != SCHED_LRR && a->policy != SCHED_GTY &&
-        a->policy != SCHED_GYB)
-        return "scheduler.policy must be gto, lrr, gty or gyb";
+        a->policy != SCHED_GYB && a->policy != SCHED_GOB)
+        return "scheduler.policy must be gto, lrr, gty, gyb or gob";
     return NULL;
 }
 

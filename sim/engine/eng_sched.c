@@ -40,10 +40,12 @@ static int pick_greedy(const struct eng_warp *w, int sub, int s, const int *elig
     return best;
 }
 
-/* Greedy, then the youngest block (launch order), and within it the first
- * eligible slot after the last issued one, wrapping. */
-static int pick_gyb(const struct eng_warp *w, int sub, int s, int last, const int *elig,
-                    const uint8_t *mark, int n, int last_idx)
+/* Greedy, then the youngest (youngest = 1) or the oldest (0) block by
+ * launch order, and within it the first eligible slot after the last
+ * issued one, wrapping: a block's warps take turns, which is how GH100's
+ * warps of one block share a pipe (docs/model.md). */
+static int pick_block(const struct eng_warp *w, int sub, int s, int last, const int *elig,
+                      const uint8_t *mark, int n, int last_idx, int youngest)
 {
     if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
         return last_idx;
@@ -55,7 +57,8 @@ static int pick_gyb(const struct eng_warp *w, int sub, int s, int last, const in
             continue;
         uint32_t blk = w[elig[i] * sub + s].block;
         int after = elig[i] > last;
-        if (best < 0 || blk > bblk || (blk == bblk && after && !bafter)) {
+        if (best < 0 || (youngest ? blk > bblk : blk < bblk) ||
+            (blk == bblk && after && !bafter)) {
             best = i;
             bblk = blk;
             bafter = after;
@@ -69,7 +72,7 @@ int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int las
 {
     if (policy == SCHED_LRR)
         return pick_lrr(last, elig, mark, n);
-    if (policy == SCHED_GYB)
-        return pick_gyb(w, sub, s, last, elig, mark, n, last_idx);
+    if (policy == SCHED_GYB || policy == SCHED_GOB)
+        return pick_block(w, sub, s, last, elig, mark, n, last_idx, policy == SCHED_GYB);
     return pick_greedy(w, sub, s, elig, mark, n, last_idx, policy == SCHED_GTY);
 }

@@ -28,7 +28,8 @@ enum eng_pick_mark {
  * (shared/reference/modern-sm-core.md §2, Huerta et al. MICRO 2025 "CGGTY").
  * SCHED_LRR: the first eligible slot after the last issued one, wrapping.
  * SCHED_GYB: the last issued warp if eligible, else the youngest block's
- * first eligible slot after the last issued one (docs/model.md). */
+ * first eligible slot after the last issued one (docs/model.md).
+ * SCHED_GOB: the same with the oldest block. */
 int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int last,
                    const int *elig, const uint8_t *mark, int n, int last_idx);
 
