@@ -43,6 +43,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import calibsim
 import sassctl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,22 +83,8 @@ def launches():
     return out
 
 
-def loop_branches(ins):
-    """(guard, back): the forward branch that skips the loop and the loop's backward branch."""
-    back = guard = None
-    for pc, t in ins:
-        m = re.match(r"@!?U?P\d\s+BRA\s+(0x[0-9a-f]+)", t)
-        if not m:
-            continue
-        if int(m.group(1), 16) <= pc:
-            back = pc
-        elif back is None:
-            guard = pc
-    return guard, back
-
-
 def one(a, p, fns, tmp):
-    guard, back = loop_branches(fns[p["name"]])
+    guard, back = calibsim.loop_branches(fns[p["name"]])
     tr = os.path.join(tmp, "%s_w%d.trace" % (p["name"], p["wps"]))
     cmd = [a.smsim, "sass2trace", "--sass", SASS, "--kernel", "^%s$" % p["name"], "--ncu", NCU,
            "--ncu-id", p["id"], "--trip", "0x%04x=%d" % (back, TRIPS), "--take", "0x%04x=0" % guard,

@@ -86,22 +86,8 @@ def launches(path):
     return out
 
 
-def loop_branches(ins):
-    """(guard, back): the forward branch that skips the loop and the loop's backward branch."""
-    back = guard = None
-    for pc, t in ins:
-        m = re.match(r"@!?U?P\d\s+BRA\s+(0x[0-9a-f]+)", t)
-        if not m:
-            continue
-        if int(m.group(1), 16) <= pc:
-            back = pc
-        elif back is None:
-            guard = pc
-    return guard, back
-
-
 def trace(a, p, fns, sass, ncu, tmp):
-    guard, back = loop_branches(fns[p["name"]])
+    guard, back = calibsim.loop_branches(fns[p["name"]])
     if back is None or guard is None:
         die("%s: no loop with a guard in %s" % (p["name"], sass))
     tr = os.path.join(tmp, "%s_w%d.trace" % (p["name"], p["warps"]))

@@ -6,6 +6,7 @@ SPDX-License-Identifier: GPL-3.0-or-later
 import csv
 import json
 import os
+import re
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +33,21 @@ def metrics(a, path, extra=(), sets=()):
 def kv(line):
     """The key=value fields of one kit record line (after its record name)."""
     return dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+
+
+def loop_branches(ins):
+    """(guard, back) of one function's (pc, text) instructions (sassctl.functions):
+    the forward branch that skips its loop and the loop's backward branch."""
+    back = guard = None
+    for pc, t in ins:
+        m = re.match(r"@!?U?P\d\s+BRA\s+(0x[0-9a-f]+)", t)
+        if not m:
+            continue
+        if int(m.group(1), 16) <= pc:
+            back = pc
+        elif back is None:
+            guard = pc
+    return guard, back
 
 
 def loop_trace(a, base, sass, kernel, grid, regs, dyn, back, guard, trips, annot, block=128):
