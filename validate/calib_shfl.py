@@ -15,11 +15,12 @@ memory.*).  For every ncu launch of op shfl this script converts that
 instance's SASS (build/calib_pipes.sass.xz) with `smsim sass2trace` (the loop's
 64 trips, its guard not taken, the trace's warp-instructions checked equal
 to ncu's smsp__inst_executed.sum), runs smsim with each candidate latency
-and prints measured against simulated cycles per chain instruction
-(pipes.txt: C = 1 gives the latency, C = 8 the issue interval) and
-short_scoreboard per issue.  The key is the candidate whose one-warp chain
-comes closest to the measured one; the LDS and mixsl rows of pipes.txt are
-printed beside it: do SHFL and LDS share the SMSP's LSU pipe (smsim: yes)?
+and with the configured one, and prints ncu's warp cycles per issued
+instruction, short_scoreboard and mio_throttle per issue against smsim's.
+The key is the candidate whose one-warp chain comes closest to ncu's; the
+timing table of pipes.txt (C = 1: the latency, C = 8: the issue interval;
+shfl, shfli, lds, mixsl) is printed first: do SHFL and LDS share the
+SMSP's LSU pipe (smsim: yes)?
 
     python3 validate/calib_shfl.py KIT [--smsim build/smsim] [--config F]
         [--set sec.key=val ...] [--jobs N]

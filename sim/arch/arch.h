@@ -80,7 +80,7 @@ struct arch {
                                   block (CC>=9; 0 disables the barrier limit)    */
 
     /* --- scheduler (engine) ------------------------------------------ */
-    int policy;                /* scheduler.policy: enum arch_policy (gto|lrr)  */
+    int policy;                /* scheduler.policy: enum arch_policy            */
     int issue_width;           /* scheduler.issue_width: instructions per cycle per SMSP */
     int fetch_latency;         /* scheduler.fetch_latency: cycles from warp launch to first instruction */
     int ibuffer_depth;         /* scheduler.ibuffer_depth: decoded instructions buffered per warp */
@@ -209,7 +209,7 @@ void arch_print_yaml(const struct arch *a, FILE *f);
 /* Print docs/config.md (every key: unit, required, default, meaning). */
 void arch_print_schema_markdown(FILE *f);
 
-/* Name of a pipe ("fma", "alu", ...) and of a policy ("gto", "lrr", "gty"). */
+/* Name of a pipe ("fma", "alu", ...) and of a policy ("gto", "lrr", ...). */
 const char *arch_pipe_name(int pipe);
 const char *arch_policy_name(int policy);
 
