@@ -43,7 +43,7 @@ config --config $E/cfg_unknown_key.yaml | .*:[0-9]+:[0-9]+: unknown key 'sm_cuon
 config --config $E/cfg_dup.yaml | .*:[0-9]+:[0-9]+: duplicate key 'gpu\.sm_count' \(first at line [0-9]+\) | a key given twice
 config --config $E/cfg_type.yaml | .*:[0-9]+:[0-9]+: gpu\.sm_count: expected an integer, got 'many' | a value of the wrong type
 config --config $E/cfg_range.yaml | .*:[0-9]+:[0-9]+: gpu\.sm_count: -4 is out of range \[1, 1024\] | a number outside the key's range
-config --config $E/cfg_enum.yaml | .*:[0-9]+:[0-9]+: scheduler\.policy: expected one of gto, lrr, gty, gyb, gob, got 'fifo' | a word that is not one of the key's values
+config --config $E/cfg_enum.yaml | .*:[0-9]+:[0-9]+: scheduler\.policy: expected one of gto, lrr, gty, gyb, gob, grr, got 'fifo' | a word that is not one of the key's values
 config --config $E/cfg_missing.yaml | .*:1:1: missing required key 'gpu\.cc_major' | a required key is absent (no silent defaults)
 config --config $E/cfg_rule.yaml | .*:[0-9]+:[0-9]+: sm\.max_threads \(2000\) must equal sm\.max_warps x sm\.warp_size .* | keys that are valid alone but inconsistent (docs/config.md, consistency rules)
 config --config $E/cfg_deep.yaml | .*cfg_deep\.yaml:1:[0-9]+: YAML nested deeper than 64 levels | lists or mappings nested more than 64 deep (a configuration needs 3)

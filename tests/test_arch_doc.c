@@ -55,7 +55,7 @@ static void test_doc_matches_schema(void **state)
     }
     /* a few things the reference must say */
     assert_non_null(strstr(doc, "| `sm.max_warps` | integer | warps | required | 1 to 1024 |"));
-    assert_non_null(strstr(doc, "| `scheduler.policy` | `gto` \\| `lrr` \\| `gty` \\| `gyb` \\| `gob` |  | default `gto` |"));
+    assert_non_null(strstr(doc, "| `scheduler.policy` | `gto` \\| `lrr` \\| `gty` \\| `gyb` \\| `gob` \\| `grr` |  | default `gto` |"));
     assert_non_null(strstr(doc, "`--set section.key=value`"));
     assert_non_null(strstr(doc, "`registers.per_block` <= `registers.per_sm`"));
     free(gen);

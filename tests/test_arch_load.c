@@ -248,7 +248,7 @@ static void test_wrong_type(void **state)
     expect_variant_error("  sm_clock_mhz: 1980", "  sm_clock_mhz: fast",
                          "t.yaml:6:17: gpu.sm_clock_mhz: expected a number, got 'fast'");
     expect_variant_error("\nmemory:\n", "\nscheduler:\n  policy: fifo\nmemory:\n",
-                         "t.yaml:31:11: scheduler.policy: expected one of gto, lrr, gty, gyb, gob, got 'fifo'");
+                         "t.yaml:31:11: scheduler.policy: expected one of gto, lrr, gty, gyb, gob, grr, got 'fifo'");
     expect_variant_error("  carveouts_kb: [0, 8, 16,", "  carveouts_kb: [0, 8, x,",
                          "t.yaml:25:24: shared_memory.carveouts_kb[2]: expected an integer, "
                          "got 'x'");

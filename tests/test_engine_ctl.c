@@ -320,7 +320,11 @@ static void stall_counters_freeze(void **state)
  * W1 13..19, W2 20..26, W3 27, 28 and its stall to 32..38 — GTO's order,
  * as on every launch of one warp per block and SMSP.  GYB takes block 1
  * first: W2 0, 1, W3 2, 3, W0 4, 5 (block 0, first after W3, wrapping),
- * W2 6..12, W3 13..19, W0 20..26, W1 27, 28, 32..38. */
+ * W2 6..12, W3 13..19, W0 20..26, W1 27, 28, 32..38.
+ * GRR (round robin over all warps) on the two blocks: W0 0, 1, W1 2, 3,
+ * W2 4, 5, W3 6, 7 (first after W2, though W0 is ready again at 5), W0
+ * 8..14, W1 15..21, W2 22..28, W3 29..35: the one-block GOB order, block
+ * or no block, and no bubble (kit15's calib_order: validate/calib_order.py). */
 static void greedy_then_youngest(void **state)
 {
     (void)state;
@@ -328,7 +332,7 @@ static void greedy_then_youngest(void **state)
         int policy, yield, blocks;
         int warp[36];
         uint64_t t0, t27;
-    } cases[7] = {
+    } cases[8] = {
         {SCHED_GTY, 0, 1, {3, 3, 2, 2, 1, 1, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2,
                            1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 27},
         {SCHED_GTY, 1, 1, {3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1,
@@ -342,8 +346,10 @@ static void greedy_then_youngest(void **state)
         {SCHED_GOB, 0, 2, {0, 0, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1,
                            2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3}, 0, 27},
         {SCHED_GYB, 0, 2, {2, 2, 3, 3, 0, 0, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3,
-                           0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0, 27}};
-    for (int c = 0; c < 7; c++) {
+                           0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0, 27},
+        {SCHED_GRR, 0, 2, {0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+                           1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3}, 0, 0}};
+    for (int c = 0; c < 8; c++) {
         struct arch a;
         tu_arch(&a, 1);
         a.policy = cases[c].policy;
@@ -374,7 +380,7 @@ static void greedy_then_youngest(void **state)
             assert_int_equal(is.t[28], 28);
             assert_int_equal(is.t[29], 32);
             assert_int_equal(is.t[35], 38);
-        } else if (c == 1 || c == 3 || c == 4) {
+        } else if (c == 1 || c == 3 || c == 4 || c == 7) {
             for (int i = 0; i < 36; i++)
                 assert_int_equal(is.t[i], (uint64_t)i); /* never a bubble */
         }

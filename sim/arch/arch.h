@@ -34,7 +34,7 @@ enum arch_dep {
     DEP_SHORT  /* variable latency via the short scoreboard -> "short_scoreboard" */
 };
 
-enum arch_policy { SCHED_GTO, SCHED_LRR, SCHED_GTY, SCHED_GYB, SCHED_GOB };
+enum arch_policy { SCHED_GTO, SCHED_LRR, SCHED_GTY, SCHED_GYB, SCHED_GOB, SCHED_GRR };
 
 struct arch_pipe_cfg {
     int latency;        /* cycles from issue until a dependent may issue        */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "arch/arch_schema.h"
 
-static const char *const policy_names[] = { "gto", "lrr", "gty", "gyb", "gob", NULL };
+static const char *const policy_names[] = { "gto", "lrr", "gty", "gyb", "gob", "grr", NULL };
 static const char *const dep_names[] = { "fixed", "short", NULL };
 static const char *const index_names[] = { "hash", "modulo", NULL };
 static const char *const pipe_names[PIPE_COUNT] = {
@@ -92,7 +92,8 @@ static const struct arch_key keys[] = {
       "warp selection: gto = greedy-then-oldest, lrr = loose round robin, gty = "
       "greedy-then-youngest (Huerta et al. MICRO 2025), gyb = greedy, then the youngest "
       "block, round robin among its warps, gob = greedy, then the oldest block, round robin "
-      "among its warps (the warps of a block progress together, as GH100's do)" },
+      "among its warps, grr = greedy, then round robin over all warps (GH100's warps progress "
+      "together, within and across blocks)" },
     KI("scheduler.issue_width", issue_width, 1, 8, "1", "instructions",
        "warp instructions one sub-partition issues per cycle"),
     KI("scheduler.fetch_latency", fetch_latency, 0, 10000, "8", "cycles",
@@ -350,7 +351,7 @@ const char *arch_pipe_name(int pipe)
 
 const char *arch_policy_name(int policy)
 {
-    return policy >= 0 && policy <= SCHED_GOB ? policy_names[policy] : "?";
+    return policy >= 0 && policy <= SCHED_GRR ? policy_names[policy] : "?";
 }
 
 double arch_dram_bytes_per_clk(const struct arch *a)

@@ -72,6 +72,9 @@ int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int las
 {
     if (policy == SCHED_LRR)
         return pick_lrr(last, elig, mark, n);
+    if (policy == SCHED_GRR) /* greedy, then round robin over every warp */
+        return last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE ? last_idx
+                                                                : pick_lrr(last, elig, mark, n);
     if (policy == SCHED_GYB || policy == SCHED_GOB)
         return pick_block(w, sub, s, last, elig, mark, n, last_idx, policy == SCHED_GYB);
     return pick_greedy(w, sub, s, elig, mark, n, last_idx, policy == SCHED_GTY);

@@ -29,7 +29,9 @@ enum eng_pick_mark {
  * SCHED_LRR: the first eligible slot after the last issued one, wrapping.
  * SCHED_GYB: the last issued warp if eligible, else the youngest block's
  * first eligible slot after the last issued one (docs/model.md).
- * SCHED_GOB: the same with the oldest block. */
+ * SCHED_GOB: the same with the oldest block.  SCHED_GRR: the last issued
+ * warp if eligible, else as SCHED_LRR (every warp takes its turn, whatever
+ * its block). */
 int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int last,
                    const int *elig, const uint8_t *mark, int n, int last_idx);
 

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""calib_order.py — which warps an SMSP serves when several could issue every
+cycle (`scheduler.policy`), from kit15's calib_order (calibration data, never
+validation data).
+
+kit15 (validate/run-calib15.sh, phase order) ran one wave of b blocks per SM
+x W warps per block; every warp runs 8 independent FFMA chains (64 trips of
+256 FFMAs), so one warp alone issues about every cycle and the scheduler
+alone decides who goes first.  order/order.txt has clock64 at each warp's
+start and end (WARP lines, SMs 0-3, SM-relative cycles).  For every point
+whose warps all start together (every WARP line's t0 below 1,000 cycles)
+this script converts order_ffma's SASS (build/calib_order.sass) with `smsim
+sass2trace` and runs smsim on it with each policy, reading each warp's end off
+SM 0's timeline.  Per point it prints the ratio of the first warp's end to
+the last one's (1.00: every warp progresses together; ~0.5: half the warps
+finish first) and the SM's span, measured and simulated.  The `configured`
+line gives the configured policy's largest |ratio difference|.
+
+    python3 validate/calib_order.py KIT [--smsim build/smsim] [--config F]
+        [--set sec.key=val ...] [--jobs N] [--policies gto,gob,...]
+
+Standard library only; deterministic.
+SPDX-License-Identifier: GPL-3.0-or-later
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import calibsim
+import sassctl
+
+ROOT = calibsim.ROOT
+KERNEL = "_Z10order_ffmaiffPxPf"
+TRIPS = 64  # calib_order's iters (its default; run-calib15.sh keeps it)
+
+
+def die(msg):
+    print("calib_order.py: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def points(path):
+    """[(b, W, dyn, line, ratio, span)] of order.txt's points whose warps all
+    start within 1,000 cycles on every listed SM: ratio = median over the SMs
+    of (first warp end / last warp end), span = median of the last warp end
+    (cycles after the SM's first start)."""
+    order, warps = [], collections.defaultdict(list)
+    with open(path) as f:
+        for i, x in enumerate(f, start=1):
+            if x.startswith("ORDER "):
+                d = calibsim.kv(x)
+                order.append((int(d["b"]), int(d["warps"]), int(d["dyn"]), i))
+            elif x.startswith("WARP "):
+                d = calibsim.kv(x)
+                warps[(int(d["b"]), int(d["warps"]), int(d["sm"]))].append(
+                    (int(d["t0"]), int(d["t1"])))
+    out = []
+    for b, w, dyn, line in order:
+        sms = [v for (bb, ww, _), v in warps.items() if (bb, ww) == (b, w)]
+        if not sms:
+            die("%s:%d: no WARP lines for b=%d warps=%d" % (path, line, b, w))
+        if max(t0 for v in sms for t0, _ in v) >= 1000:
+            continue  # not all resident at once (shared memory or slots)
+        ends = [[t1 for _, t1 in v] for v in sms]
+        out.append((b, w, dyn, line, statistics.median(min(e) / max(e) for e in ends),
+                    statistics.median(max(e) for e in ends)))
+    return out
+
+
+def regs(path):
+    m = re.search(r"Used (\d+) registers", open(path).read())
+    if not m:
+        die("%s: no 'Used N registers' line" % path)
+    return int(m.group(1))
+
+
+def warp_ends(timeline):
+    """Each warp slot's last slice end on SM 0's timeline (the tracks named
+    "SMSP s warp slot k"; one wave: a slot is one warp)."""
+    with open(timeline) as f:
+        d = json.load(f)
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+    slots = {e["tid"] for e in ev if e.get("ph") == "M" and e.get("pid") == 0
+             and e.get("name") == "thread_name" and " warp slot " in e["args"]["name"]}
+    end = {}
+    for e in ev:
+        if e.get("ph") == "X" and e.get("pid") == 0 and e.get("tid") in slots:
+            end[e["tid"]] = max(end.get(e["tid"], 0), e["ts"] + e.get("dur", 0))
+    return list(end.values())
+
+
+def sim(a, tr, policy, tmp):
+    tl = os.path.join(tmp, "%s.%s.json" % (os.path.basename(tr), policy))
+    cmd = [a.smsim, "--config", a.config, tr, "--quiet", "--threads", "1", "--format", "json",
+           "-o", os.devnull, "--timeline", tl, "--timeline-sms", "1"]
+    for s in list(a.set) + (["scheduler.policy=" + policy] if policy else []):
+        cmd += ["--set", s]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    v = warp_ends(tl)
+    if not v:
+        die("%s: no warp on SM 0's timeline" % tr)
+    return min(v) / max(v), max(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("kit")
+    calibsim.add_args(ap)
+    ap.add_argument("--policies", default="gto,gob,grr")
+    a = ap.parse_args()
+    kit = os.path.abspath(a.kit)
+    os.chdir(ROOT)
+    txt = os.path.join(kit, "order/order.txt")
+    sass = os.path.join(kit, "build/calib_order.sass")
+    ptx = os.path.join(kit, "build/calib_order.ptxas.txt")
+    for f in (txt, sass, ptx):
+        if not os.path.isfile(f):
+            die("%s: no such file (a kit15 folder, validate/run-calib15.sh)" % f)
+    pts = points(txt)
+    if not pts:
+        die("%s: no ORDER point whose warps all start together" % os.path.relpath(txt, ROOT))
+    nreg = regs(ptx)
+    ins = sassctl.function_of(sass, KERNEL)
+    guard, back = calibsim.loop_branches(ins)
+    if back is None or guard is None:
+        die("%s: no loop with a guard in %s" % (KERNEL, sass))
+    sms = int(calibsim.kv(open(txt).readline())["sms"])
+    pols = [p for p in a.policies.split(",") if p]
+    with tempfile.TemporaryDirectory() as tmp:
+        trs = [calibsim.loop_trace(a, os.path.join(tmp, "o_b%d_w%d" % (b, w)), sass, KERNEL,
+                                   sms * b, nreg, dyn, back, guard, TRIPS, [], block=32 * w)
+               for b, w, dyn, _, _, _ in pts]
+        jobs = [(tr, p) for tr in trs for p in pols + [None]]
+        with ThreadPoolExecutor(a.jobs) as ex:
+            res = list(ex.map(lambda j: sim(a, j[0], j[1], tmp), jobs))
+    by = dict(zip(jobs, res))
+    rel = os.path.relpath(txt, ROOT)
+    print("== first warp end / last warp end on an SM, and its span (cycles) ==")
+    print("%-10s %-14s %14s" % ("point", "measured", "configured") +
+          "".join(" %14s" % p for p in pols))
+    worst = 0.0
+    for tr, (b, w, _, line, ratio, span) in zip(trs, pts):
+        c = by[(tr, None)]
+        worst = max(worst, abs(c[0] - ratio))
+        print("b=%d W=%d    %5.3f %7d  %5.3f %7d" % (b, w, ratio, span, c[0], c[1]) +
+              "".join("  %5.3f %7d" % by[(tr, p)] for p in pols) + "   %s:%d" % (rel, line))
+    print("configured (%s): largest |ratio difference| %.3f" % (os.path.basename(a.config), worst))
+
+
+if __name__ == "__main__":
+    main()
