@@ -29,8 +29,8 @@ fails=0
 source "$(dirname "$0")/cli_lib.sh"
 
 # column k (1 = measured, 2 = configured, 3 = the first --policies entry) of
-# every point row: "b=.. W=..  m span  c span  p span   file:line"
-col() { awk -v k="$2" '/^b=[0-9]+ W=[0-9]+ / { print $1, $2, $(1 + 2 * k) }' "$1"; }
+# every point row: "b=.. W=.. C=..  m span  c span  p span   file:line"
+col() { awk -v k="$2" '/^b=[0-9]+ W=[0-9]+ +C=[0-9]+ / { print $1, $2, $(2 + 2 * k) }' "$1"; }
 maxdiff() { # FILE K: the largest |column K - measured| over the points
     paste <(col "$1" 1) <(col "$1" "$2") | awk '{ d = $3 - $6; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3f\n", m + 0 }'
 }

@@ -37,7 +37,6 @@ import calibsim
 import sassctl
 
 ROOT = calibsim.ROOT
-KERNEL = "_Z10order_ffmaiffPxPf"
 TRIPS = 64  # calib_order's iters (its default; run-calib15.sh keeps it)
 
 
@@ -47,7 +46,7 @@ def die(msg):
 
 
 def points(path):
-    """[(b, W, dyn, line, ratio, span)] of order.txt's points whose warps all
+    """[(C, b, W, dyn, line, ratio, span)] of order.txt's points whose warps all
     start within 1,000 cycles on every listed SM: ratio = median over the SMs
     of (first warp end / last warp end), span = median of the last warp end
     (cycles after the SM's first start)."""
@@ -56,29 +55,43 @@ def points(path):
         for i, x in enumerate(f, start=1):
             if x.startswith("ORDER "):
                 d = calibsim.kv(x)
-                order.append((int(d["b"]), int(d["warps"]), int(d["dyn"]), i))
+                order.append((int(d.get("chains", 8)), int(d["b"]), int(d["warps"]),
+                              int(d["dyn"]), i))
             elif x.startswith("WARP "):
                 d = calibsim.kv(x)
-                warps[(int(d["b"]), int(d["warps"]), int(d["sm"]))].append(
-                    (int(d["t0"]), int(d["t1"])))
+                warps[(int(d.get("chains", 8)), int(d["b"]), int(d["warps"]),
+                       int(d["sm"]))].append((int(d["t0"]), int(d["t1"])))
     out = []
-    for b, w, dyn, line in order:
-        sms = [v for (bb, ww, _), v in warps.items() if (bb, ww) == (b, w)]
+    for c, b, w, dyn, line in order:
+        sms = [v for (cc, bb, ww, _), v in warps.items() if (cc, bb, ww) == (c, b, w)]
         if not sms:
-            die("%s:%d: no WARP lines for b=%d warps=%d" % (path, line, b, w))
+            die("%s:%d: no WARP lines for chains=%d b=%d warps=%d" % (path, line, c, b, w))
         if max(t0 for v in sms for t0, _ in v) >= 1000:
             continue  # not all resident at once (shared memory or slots)
         ends = [[t1 for _, t1 in v] for v in sms]
-        out.append((b, w, dyn, line, statistics.median(min(e) / max(e) for e in ends),
+        out.append((c, b, w, dyn, line, statistics.median(min(e) / max(e) for e in ends),
                     statistics.median(max(e) for e in ends)))
     return out
 
 
+def kernel(chains):
+    """calib_order's function for C chains (order_ffma is C = 8)."""
+    return "_Z10order_ffmaiffPxPf" if chains == 8 else "_Z9order_depILi%dEEviffPxPf" % chains
+
+
 def regs(path):
-    m = re.search(r"Used (\d+) registers", open(path).read())
-    if not m:
+    """{function: registers} of ptxas's -v output."""
+    out, cur = {}, None
+    for x in open(path):
+        m = re.search(r"Compiling entry function '([^']+)'", x)
+        if m:
+            cur = m.group(1)
+        m = re.search(r"Used (\d+) registers", x)
+        if m and cur:
+            out[cur] = int(m.group(1))
+    if not out:
         die("%s: no 'Used N registers' line" % path)
-    return int(m.group(1))
+    return out
 
 
 def warp_ends(timeline):
@@ -127,29 +140,36 @@ def main():
     if not pts:
         die("%s: no ORDER point whose warps all start together" % os.path.relpath(txt, ROOT))
     nreg = regs(ptx)
-    ins = sassctl.function_of(sass, KERNEL)
-    guard, back = calibsim.loop_branches(ins)
-    if back is None or guard is None:
-        die("%s: no loop with a guard in %s" % (KERNEL, sass))
+    fns = sassctl.functions(open(sass, errors="replace").read().splitlines())
+    loops = {}
+    for c in sorted({p[0] for p in pts}):
+        k = kernel(c)
+        if k not in fns or k not in nreg:
+            die("%s: no function %s (chains=%d) in the SASS or ptxas output" % (sass, k, c))
+        guard, back = calibsim.loop_branches(fns[k])
+        if back is None or guard is None:
+            die("%s: no loop with a guard in %s" % (k, sass))
+        loops[c] = (guard, back)
     sms = int(calibsim.kv(open(txt).readline())["sms"])
     pols = [p for p in a.policies.split(",") if p]
     with tempfile.TemporaryDirectory() as tmp:
-        trs = [calibsim.loop_trace(a, os.path.join(tmp, "o_b%d_w%d" % (b, w)), sass, KERNEL,
-                                   sms * b, nreg, dyn, back, guard, TRIPS, [], block=32 * w)
-               for b, w, dyn, _, _, _ in pts]
+        trs = [calibsim.loop_trace(a, os.path.join(tmp, "o_c%d_b%d_w%d" % (c, b, w)), sass,
+                                   kernel(c), sms * b, nreg[kernel(c)], dyn, loops[c][1],
+                                   loops[c][0], TRIPS, [], block=32 * w)
+               for c, b, w, dyn, _, _, _ in pts]
         jobs = [(tr, p) for tr in trs for p in pols + [None]]
         with ThreadPoolExecutor(a.jobs) as ex:
             res = list(ex.map(lambda j: sim(a, j[0], j[1], tmp), jobs))
     by = dict(zip(jobs, res))
     rel = os.path.relpath(txt, ROOT)
     print("== first warp end / last warp end on an SM, and its span (cycles) ==")
-    print("%-10s %-14s %14s" % ("point", "measured", "configured") +
+    print("%-14s %-14s %14s" % ("point", "measured", "configured") +
           "".join(" %14s" % p for p in pols))
     worst = 0.0
-    for tr, (b, w, _, line, ratio, span) in zip(trs, pts):
+    for tr, (ch, b, w, _, line, ratio, span) in zip(trs, pts):
         c = by[(tr, None)]
         worst = max(worst, abs(c[0] - ratio))
-        print("b=%d W=%d    %5.3f %7d  %5.3f %7d" % (b, w, ratio, span, c[0], c[1]) +
+        print("b=%d W=%-2d C=%d  %5.3f %7d  %5.3f %7d" % (b, w, ch, ratio, span, c[0], c[1]) +
               "".join("  %5.3f %7d" % by[(tr, p)] for p in pols) + "   %s:%d" % (rel, line))
     print("configured (%s): largest |ratio difference| %.3f" % (os.path.basename(a.config), worst))
 
