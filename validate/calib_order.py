@@ -112,7 +112,8 @@ def warp_ends(timeline):
 def sim(a, tr, policy, tmp):
     tl = os.path.join(tmp, "%s.%s.json" % (os.path.basename(tr), policy))
     cmd = [a.smsim, "--config", a.config, tr, "--quiet", "--threads", "1", "--format", "json",
-           "-o", os.devnull, "--timeline", tl, "--timeline-sms", "1"]
+           "-o", os.devnull, "--timeline", tl, "--timeline-sms", "1",
+           "--timeline-cycles", "10000000"]
     for s in list(a.set) + (["scheduler.policy=" + policy] if policy else []):
         cmd += ["--set", s]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
