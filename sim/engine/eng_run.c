@@ -52,7 +52,7 @@ static const char *check_arch(const struct arch *a)
     if (!(arch_dram_bytes_per_clk(a) > 0))
         return "memory.dram_gbps and gpu.sm_clock_mhz must be > 0";
     if (a->policy < SCHED_GTO || a->policy > SCHED_GRR) /* enum arch_policy's range */
-        return "scheduler.policy must be gto, lrr, gty, gyb or gob";
+        return "scheduler.policy must be gto, lrr, gty, gyb, gob or grr";
     return NULL;
 }
 

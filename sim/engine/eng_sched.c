@@ -19,13 +19,11 @@ static int pick_lrr(int last, const int *elig, const uint8_t *mark, int n)
     return best;
 }
 
-/* Greedy, then the oldest (youngest = 0) or the youngest (youngest = 1)
- * by launch order.  Ages are distinct, so ties cannot arise. */
-static int pick_greedy(const struct eng_warp *w, int sub, int s, const int *elig,
-                       const uint8_t *mark, int n, int last_idx, int youngest)
+/* The oldest (youngest = 0) or the youngest (youngest = 1) by launch
+ * order.  Ages are distinct, so ties cannot arise. */
+static int pick_age(const struct eng_warp *w, int sub, int s, const int *elig,
+                    const uint8_t *mark, int n, int youngest)
 {
-    if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
-        return last_idx;
     int best = -1;
     uint64_t bage = 0;
     for (int i = 0; i < n; i++) {
@@ -40,15 +38,13 @@ static int pick_greedy(const struct eng_warp *w, int sub, int s, const int *elig
     return best;
 }
 
-/* Greedy, then the youngest (youngest = 1) or the oldest (0) block by
- * launch order, and within it the first eligible slot after the last
- * issued one, wrapping: a block's warps take turns, which is how GH100's
- * warps of one block share a pipe (docs/model.md). */
+/* The youngest (youngest = 1) or the oldest (0) block by launch order, and
+ * within it the first eligible slot after the last issued one, wrapping: a
+ * block's warps take turns, which is how GH100's warps of one block share a
+ * pipe (docs/model.md). */
 static int pick_block(const struct eng_warp *w, int sub, int s, int last, const int *elig,
-                      const uint8_t *mark, int n, int last_idx, int youngest)
+                      const uint8_t *mark, int n, int youngest)
 {
-    if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
-        return last_idx;
     int best = -1;
     uint32_t bblk = 0;
     int bafter = 0;
@@ -72,10 +68,12 @@ int eng_sched_pick(int policy, const struct eng_warp *w, int sub, int s, int las
 {
     if (policy == SCHED_LRR)
         return pick_lrr(last, elig, mark, n);
-    if (policy == SCHED_GRR) /* greedy, then round robin over every warp */
-        return last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE ? last_idx
-                                                                : pick_lrr(last, elig, mark, n);
+    /* every other policy is greedy: the last issued warp while it is eligible */
+    if (last_idx >= 0 && mark[last_idx] == ENG_PICK_FREE)
+        return last_idx;
+    if (policy == SCHED_GRR)
+        return pick_lrr(last, elig, mark, n);
     if (policy == SCHED_GYB || policy == SCHED_GOB)
-        return pick_block(w, sub, s, last, elig, mark, n, last_idx, policy == SCHED_GYB);
-    return pick_greedy(w, sub, s, elig, mark, n, last_idx, policy == SCHED_GTY);
+        return pick_block(w, sub, s, last, elig, mark, n, policy == SCHED_GYB);
+    return pick_age(w, sub, s, elig, mark, n, policy == SCHED_GTY);
 }
