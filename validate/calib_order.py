@@ -51,16 +51,22 @@ def points(path):
     of (first warp end / last warp end), span = median of the last warp end
     (cycles after the SM's first start)."""
     order, warps = [], collections.defaultdict(list)
+
+    def field(d, k, i):
+        try:
+            return int(d[k] if k != "chains" else d.get(k, 8))
+        except (KeyError, ValueError):
+            die("%s:%d: field %s missing or not an integer" % (path, i, k))
+
     with open(path) as f:
         for i, x in enumerate(f, start=1):
             if x.startswith("ORDER "):
                 d = calibsim.kv(x)
-                order.append((int(d.get("chains", 8)), int(d["b"]), int(d["warps"]),
-                              int(d["dyn"]), i))
+                order.append(tuple(field(d, k, i) for k in ("chains", "b", "warps", "dyn")) + (i,))
             elif x.startswith("WARP "):
                 d = calibsim.kv(x)
-                warps[(int(d.get("chains", 8)), int(d["b"]), int(d["warps"]),
-                       int(d["sm"]))].append((int(d["t0"]), int(d["t1"])))
+                key = tuple(field(d, k, i) for k in ("chains", "b", "warps", "sm"))
+                warps[key].append((field(d, "t0", i), field(d, "t1", i)))
     out = []
     for c, b, w, dyn, line in order:
         sms = [v for (cc, bb, ww, _), v in warps.items() if (cc, bb, ww) == (c, b, w)]

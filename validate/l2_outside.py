@@ -29,25 +29,27 @@ def num(s):
 
 
 def rows(path):
+    """[(line, kernel name, {metric: value})] of one ncu raw CSV."""
+    if not os.path.isfile(path):
+        raise SystemExit("l2_outside.py: %s: no such file" % path)
     with open(path, newline="") as f:
         r = list(csv.reader(f))
     if len(r) < 3 or "Kernel Name" not in r[0]:
         raise SystemExit("l2_outside.py: %s: not an ncu raw CSV (ncu --csv --page raw)" % path)
     h = r[0]
-    for i, row in enumerate(r[2:], start=3):
-        yield i, row[h.index("Kernel Name")], {k: num(v) for k, v in zip(h, row)}
+    return [(i, row[h.index("Kernel Name")], {k: num(v) for k, v in zip(h, row)})
+            for i, row in enumerate(r[2:], start=3)]
 
 
 def main():
     if len(sys.argv) < 2:
         raise SystemExit("usage: l2_outside.py RAW.csv [RAW.csv ...]")
+    files = [(path, rows(path)) for path in sys.argv[1:]]  # every file read before printing
     print("%-44s %-14s %10s %10s %10s %10s %8s" % ("launch (file:line)", "kernel", "SM reads",
                                                    "lookups", "outside", "their hits",
                                                    "per read"))
-    for path in sys.argv[1:]:
-        if not os.path.isfile(path):
-            raise SystemExit("l2_outside.py: %s: no such file" % path)
-        for line, name, d in rows(path):
+    for path, launches in files:
+        for line, name, d in launches:
             g = lambda k: d.get("lts__t_sectors_" + k + ".sum")
             tex, hit, miss = g("srcunit_tex_op_read"), g("lookup_hit"), g("lookup_miss")
             ops = [g("op_" + o) for o in OPS]
